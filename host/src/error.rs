@@ -1,0 +1,208 @@
+//! The errors of the library: [`ToolError`] for a call (its `Display` is the corrective
+//! message for the model) and [`LoadError`] for building a host.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::names::python_list;
+
+/// The parameters a tool expects, for an arguments error.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ExpectedParameters {
+    /// Parameters the model must send.
+    pub required: Vec<String>,
+    /// Parameters the model may leave out.
+    pub optional: Vec<String>,
+}
+
+impl ExpectedParameters {
+    /// The sentence that tells the model how to call `tool`.
+    pub fn hint(&self, tool: &str) -> String {
+        format!(
+            "Expected parameters for '{tool}' — required: {}, optional: {}.",
+            python_list(&self.required),
+            python_list(&self.optional)
+        )
+    }
+}
+
+/// Why a tool call failed. `Display` is the message to hand back to the model; the
+/// fields carry the same facts for programs, and [`ToolError::to_json`] renders both.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolError {
+    /// No active tool has this name, even after repair.
+    #[error("{}", unknown_tool_message(.name, .suggestion.as_deref(), .available_tools))]
+    UnknownTool {
+        /// The name the model sent.
+        name: String,
+        /// The nearest tool name, a hint only: it was not run.
+        suggestion: Option<String>,
+        /// Every active tool name, sorted.
+        available_tools: Vec<String>,
+    },
+    /// Several active tools match the name after repair; none was run.
+    #[error(
+        "Tool '{name}' is ambiguous: it matches {}. Nothing was run; call one of them by its exact name.",
+        python_list(.candidates)
+    )]
+    AmbiguousTool {
+        /// The name the model sent.
+        name: String,
+        /// The exact names of every matching tool, sorted.
+        candidates: Vec<String>,
+    },
+    /// The arguments do not fit the tool's parameters (missing, unknown, duplicated, not an object).
+    #[error("{problem}{}", .expected_parameters.as_ref().map(|e| format!(" {}", e.hint(.tool))).unwrap_or_default())]
+    InvalidArguments {
+        /// The tool that was called.
+        tool: String,
+        /// What is wrong, as a sentence.
+        problem: String,
+        /// The parameters the tool takes, when they could be read.
+        expected_parameters: Option<ExpectedParameters>,
+    },
+    /// A value does not fit its parameter's type; the parameter names were right.
+    #[error("Invalid arguments for '{tool}': '{path}' must be {expected}, got {got}.")]
+    InvalidValue {
+        /// The tool that was called.
+        tool: String,
+        /// Where the value is, e.g. `items[2].name`.
+        path: String,
+        /// The expected type in JSON words, e.g. `an integer between 0 and 255`.
+        expected: String,
+        /// The value that came, as JSON (shortened when long).
+        got: String,
+    },
+    /// The tool ran and returned an error of its own; its message is passed on unchanged.
+    #[error("{message}")]
+    ToolFailed {
+        /// The tool that was called.
+        tool: String,
+        /// The tool's own message (a string error as is, any other error as JSON).
+        message: String,
+    },
+    /// The tool trapped: a panic, or another fault in the guest.
+    #[error("Tool '{tool}' crashed: {reason}. Retrying with the same arguments will fail the same way.")]
+    Crashed {
+        /// The tool that was called.
+        tool: String,
+        /// The guest's panic message, or the fault in plain words.
+        reason: String,
+    },
+    /// The tool ran longer than its time limit and was stopped.
+    #[error(
+        "Tool '{tool}' was stopped after its time limit of {} ms. Retrying may help only with smaller input.",
+        .limit.as_millis()
+    )]
+    TimedOut {
+        /// The tool that was called.
+        tool: String,
+        /// The time limit that was exceeded.
+        limit: Duration,
+    },
+    /// The tool needed more memory than its limit allows.
+    #[error(
+        "Tool '{tool}' ran out of memory: its limit is {limit_bytes} bytes. Retrying may help only with smaller input."
+    )]
+    OutOfMemory {
+        /// The tool that was called.
+        tool: String,
+        /// The memory limit, in bytes.
+        limit_bytes: u64,
+    },
+    /// The tool's result was larger than the result size limit.
+    #[error(
+        "Tool '{tool}' returned a result larger than its limit of {limit_bytes} bytes. Ask for less (a narrower query or a smaller range)."
+    )]
+    ResultTooLarge {
+        /// The tool that was called.
+        tool: String,
+        /// The result size limit, in bytes.
+        limit_bytes: u64,
+    },
+    /// The host could not run the tool at all (e.g. the component failed to instantiate).
+    #[error("Tool '{tool}' could not be run: {reason}. This is a problem with the tool, not the arguments.")]
+    Unavailable {
+        /// The tool that was called.
+        tool: String,
+        /// What went wrong, in plain words.
+        reason: String,
+    },
+}
+
+fn unknown_tool_message(name: &str, suggestion: Option<&str>, available: &[String]) -> String {
+    let hint = suggestion.map(|s| format!(" Did you mean '{s}'?")).unwrap_or_default();
+    format!("Tool '{name}' not found.{hint} Available tools: {}", python_list(available))
+}
+
+impl ToolError {
+    /// A short, stable name for the kind of failure, e.g. `unknown_tool`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ToolError::UnknownTool { .. } => "unknown_tool",
+            ToolError::AmbiguousTool { .. } => "ambiguous_tool",
+            ToolError::InvalidArguments { .. } => "invalid_arguments",
+            ToolError::InvalidValue { .. } => "invalid_value",
+            ToolError::ToolFailed { .. } => "tool_failed",
+            ToolError::Crashed { .. } => "crashed",
+            ToolError::TimedOut { .. } => "timed_out",
+            ToolError::OutOfMemory { .. } => "out_of_memory",
+            ToolError::ResultTooLarge { .. } => "result_too_large",
+            ToolError::Unavailable { .. } => "unavailable",
+        }
+    }
+
+    /// The structured form: `{"error": message, "kind": …}` plus `available_tools`,
+    /// `candidates` or `expected_parameters` where the failure has them.
+    pub fn to_json(&self) -> Value {
+        let mut object = json!({ "error": self.to_string(), "kind": self.kind() });
+        match self {
+            ToolError::UnknownTool { available_tools, .. } => {
+                object["available_tools"] = json!(available_tools);
+            }
+            ToolError::AmbiguousTool { candidates, .. } => object["candidates"] = json!(candidates),
+            ToolError::InvalidArguments { expected_parameters: Some(expected), .. } => {
+                object["expected_parameters"] = json!(expected);
+            }
+            _ => {}
+        }
+        object
+    }
+}
+
+/// Why a host could not be built or a plugin could not be loaded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// The plugin folder could not be read.
+    #[error("cannot read the plugin folder {}: {source}", .path.display())]
+    PluginDir {
+        /// The folder.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A file could not be read.
+    #[error("cannot read {}: {source}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A file is not a component wasmtime can compile, or it cannot be linked.
+    #[error("{}: {reason}", .path.display())]
+    Component {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, in plain words.
+        reason: String,
+    },
+    /// The WebAssembly engine could not be set up.
+    #[error("cannot set up the WebAssembly engine: {0}")]
+    Engine(String),
+}

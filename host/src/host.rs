@@ -1,0 +1,230 @@
+//! [`Host`]: the library's entry point. It loads a plugin folder into a registry and
+//! runs tool calls: resolve the name, bind the arguments, run the tool, convert back.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::bind::bind_arguments;
+use crate::cache::{self, Cache};
+use crate::error::{LoadError, ToolError};
+use crate::invoke::{Target, invoke};
+use crate::loader::{LoadReport, LoadedComponent, load_all, wasm_files};
+use crate::registry::{Registry, ToolRef};
+use crate::runtime::Runtime;
+use crate::sandbox::{DirGrant, Grants, Limits};
+use crate::spec::ToolSpec;
+
+/// A registry of sandboxed tools loaded from WebAssembly components.
+///
+/// ```no_run
+/// use serde_json::json;
+///
+/// let host = toolhost::Host::builder().plugin_dir("target/plugins").build()?;
+/// for tool in host.tools() {
+///     println!("{}: {}", tool.name, tool.description);
+/// }
+/// match host.call("evaluate", &json!({ "expression": "2 * (3 + 4)" })) {
+///     Ok(value) => println!("result: {value}"),
+///     Err(error) => println!("tell the model: {error}"),
+/// }
+/// # Ok::<(), toolhost::LoadError>(())
+/// ```
+pub struct Host {
+    runtime: Runtime,
+    components: Vec<Arc<LoadedComponent>>,
+    settings: Vec<(Grants, Limits)>,
+    registry: Registry,
+    report: LoadReport,
+}
+
+/// What a call did: which tool ran (after any repair) and its outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dispatch {
+    /// The registered name of the tool that ran, if the name resolved.
+    pub tool: Option<String>,
+    /// The name the model sent, when it was repaired into `tool`.
+    pub repaired_from: Option<String>,
+    /// The tool's result as JSON, or the corrective error.
+    pub result: Result<Value, ToolError>,
+}
+
+/// Where compiled components are cached.
+#[derive(Debug, Clone)]
+enum CacheSetting {
+    Default,
+    Dir(PathBuf),
+    Off,
+}
+
+/// Configures and builds a [`Host`].
+#[derive(Debug, Clone)]
+pub struct HostBuilder {
+    plugin_dirs: Vec<PathBuf>,
+    files: Vec<PathBuf>,
+    cache: CacheSetting,
+    limits: Limits,
+    component_limits: HashMap<String, Limits>,
+    grants: HashMap<String, Grants>,
+}
+
+impl Host {
+    /// Starts configuring a host.
+    pub fn builder() -> HostBuilder {
+        HostBuilder {
+            plugin_dirs: Vec::new(),
+            files: Vec::new(),
+            cache: CacheSetting::Default,
+            limits: Limits::default(),
+            component_limits: HashMap::new(),
+            grants: HashMap::new(),
+        }
+    }
+
+    /// Every tool, sorted by name.
+    pub fn tools(&self) -> Vec<&ToolSpec> {
+        self.registry.specs().collect()
+    }
+
+    /// The tool registered under exactly `name`.
+    pub fn tool(&self, name: &str) -> Option<&ToolSpec> {
+        self.registry.spec(name)
+    }
+
+    /// What loading did: components loaded (compiled or cached) and warnings.
+    pub fn load_report(&self) -> &LoadReport {
+        &self.report
+    }
+
+    /// Calls a tool by the name a model sent, with the model's arguments.
+    pub fn call(&self, name: &str, arguments: &Value) -> Result<Value, ToolError> {
+        self.dispatch(name, arguments).result
+    }
+
+    /// Like [`Host::call`], but also says which tool ran and how the name was repaired.
+    pub fn dispatch(&self, name: &str, arguments: &Value) -> Dispatch {
+        let resolved = match self.registry.resolve(name) {
+            Ok(resolved) => resolved,
+            Err(error) => return Dispatch { tool: None, repaired_from: None, result: Err(error) },
+        };
+        let result = self.run(resolved.tool, &resolved.name, arguments);
+        Dispatch { tool: Some(resolved.name), repaired_from: resolved.repaired_from, result }
+    }
+
+    fn run(&self, tool: ToolRef, name: &str, arguments: &Value) -> Result<Value, ToolError> {
+        let component = &self.components[tool.component];
+        let found = &component.tools[tool.tool];
+        let spec = self.registry.spec(name).unwrap_or(&found.spec);
+        let args = bind_arguments(spec, arguments)?;
+        let (grants, limits) = &self.settings[tool.component];
+        let target = Target {
+            tool: name,
+            component: &component.name,
+            pre: &component.pre,
+            export: &found.export,
+            result: found.spec.result.as_ref(),
+            grants,
+            limits,
+        };
+        invoke(&self.runtime, &target, &args)
+    }
+}
+
+impl HostBuilder {
+    /// Loads every `*.wasm` file in `dir` (may be given more than once).
+    pub fn plugin_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.plugin_dirs.push(dir.into());
+        self
+    }
+
+    /// Loads one component file.
+    pub fn component_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.files.push(path.into());
+        self
+    }
+
+    /// Keeps compiled components in `dir` (default: see [`HostBuilder::default_cache_dir`]).
+    pub fn cache_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cache = CacheSetting::Dir(dir.into());
+        self
+    }
+
+    /// Compiles every component on every start.
+    pub fn no_cache(mut self) -> Self {
+        self.cache = CacheSetting::Off;
+        self
+    }
+
+    /// The cache folder used when none is configured: `$TOOLHOST_CACHE_DIR`, else
+    /// `$XDG_CACHE_HOME/toolhost`, else `~/.cache/toolhost`.
+    pub fn default_cache_dir() -> PathBuf {
+        cache::default_dir()
+    }
+
+    /// The limits for every component without its own.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits for one component (by name: its file name without `.wasm`).
+    pub fn component_limits(mut self, component: &str, limits: Limits) -> Self {
+        self.component_limits.insert(component.to_string(), limits);
+        self
+    }
+
+    /// Lets `component` use the host directory `host_path`, seen as `guest_path`.
+    pub fn grant_dir(mut self, component: &str, host_path: impl AsRef<Path>, guest_path: &str, read_only: bool) -> Self {
+        self.grants.entry(component.to_string()).or_default().dirs.push(DirGrant {
+            host_path: host_path.as_ref().to_path_buf(),
+            guest_path: guest_path.to_string(),
+            read_only,
+        });
+        self
+    }
+
+    /// Lets `component` see the environment variable `name` with `value`.
+    pub fn grant_env(mut self, component: &str, name: &str, value: &str) -> Self {
+        self.grants.entry(component.to_string()).or_default().env.push((name.to_string(), value.to_string()));
+        self
+    }
+
+    /// Loads the components. Fails only when a plugin folder or a named file cannot be
+    /// read; a bad component is skipped with a warning in [`Host::load_report`].
+    pub fn build(self) -> Result<Host, LoadError> {
+        let runtime = Runtime::new()?;
+        let mut files = self.files.clone();
+        for path in &files {
+            if !path.is_file() {
+                return Err(LoadError::Read {
+                    path: path.clone(),
+                    source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+                });
+            }
+        }
+        for dir in &self.plugin_dirs {
+            files.extend(wasm_files(dir)?);
+        }
+        let cache = match &self.cache {
+            CacheSetting::Default => Some(Cache::new(cache::default_dir(), runtime.engine())),
+            CacheSetting::Dir(dir) => Some(Cache::new(dir.clone(), runtime.engine())),
+            CacheSetting::Off => None,
+        };
+        let (loaded, report) = load_all(&runtime, &files, cache.as_ref());
+        let components: Vec<Arc<LoadedComponent>> = loaded.into_iter().map(Arc::new).collect();
+        let settings = components
+            .iter()
+            .map(|c| {
+                let grants = self.grants.get(&*c.name).cloned().unwrap_or_default();
+                let limits = self.component_limits.get(&*c.name).copied().unwrap_or(self.limits);
+                (grants, limits)
+            })
+            .collect();
+        let registry = Registry::new(components.iter().enumerate().flat_map(|(component, loaded)| {
+            loaded.tools.iter().enumerate().map(move |(tool, found)| (found.spec.clone(), ToolRef { component, tool }))
+        }));
+        Ok(Host { runtime, components, settings, registry, report })
+    }
+}

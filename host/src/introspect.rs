@@ -1,0 +1,112 @@
+//! Turns a compiled component's exports into tool specs: one per exported function,
+//! interfaces expanded into their functions, WASI exports and unusable signatures left out.
+
+use wasmtime::Engine;
+use wasmtime::component::types::{ComponentFunc, ComponentItem};
+use wasmtime::component::{Component, ComponentExportIndex};
+
+use crate::docs::{ComponentDocs, FunctionDoc};
+use crate::names::snake_case;
+use crate::spec::{ParamSpec, ToolSpec};
+use crate::types::WitType;
+
+/// A tool found in a component, with what is needed to call it.
+#[derive(Debug, Clone)]
+pub struct FoundTool {
+    /// What the model is told about the tool.
+    pub spec: ToolSpec,
+    /// Where the function is in the component, for calling it.
+    pub export: ComponentExportIndex,
+}
+
+/// What a component offers: its tools, and a warning for each export left out.
+#[derive(Debug, Default)]
+pub struct Introspection {
+    /// The usable tools, in export order.
+    pub tools: Vec<FoundTool>,
+    /// One line per function that cannot be a tool, saying why.
+    pub warnings: Vec<String>,
+}
+
+/// Lists the tools of `component`, named `component_name`, with descriptions from `docs`.
+pub fn introspect(engine: &Engine, component_name: &str, component: &Component, docs: &ComponentDocs) -> Introspection {
+    let mut found = Introspection::default();
+    let ty = component.component_type();
+    for (export_name, item) in ty.exports(engine) {
+        match item.ty {
+            ComponentItem::ComponentFunc(func) => {
+                let Some(export) = component.get_export_index(None, export_name) else { continue };
+                let doc = docs.function(None, export_name);
+                found.add(component_name, None, export_name, &func, export, doc);
+            }
+            ComponentItem::ComponentInstance(instance) => {
+                if is_plumbing(export_name) {
+                    continue;
+                }
+                let Some(instance_index) = component.get_export_index(None, export_name) else { continue };
+                for (func_name, item) in instance.exports(engine) {
+                    let ComponentItem::ComponentFunc(func) = item.ty else { continue };
+                    let Some(export) = component.get_export_index(Some(&instance_index), func_name) else {
+                        continue;
+                    };
+                    let doc = docs.function(Some(export_name), func_name);
+                    found.add(component_name, Some(export_name), func_name, &func, export, doc);
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// Exports that belong to the platform rather than to the tool author (`wasi:*`).
+fn is_plumbing(export_name: &str) -> bool {
+    export_name.starts_with("wasi:")
+}
+
+impl Introspection {
+    fn add(
+        &mut self,
+        component: &str,
+        interface: Option<&str>,
+        wit_name: &str,
+        func: &ComponentFunc,
+        export: ComponentExportIndex,
+        doc: Option<&str>,
+    ) {
+        let name = snake_case(wit_name);
+        let params: Vec<(String, WitType)> =
+            func.params().map(|(name, ty)| (name.to_string(), WitType::from_wasmtime(&ty))).collect();
+        let result = func.results().next().map(|ty| WitType::from_wasmtime(&ty));
+        let unusable = params
+            .iter()
+            .find_map(|(param, ty)| ty.unsupported_part().map(|what| format!("parameter '{param}' is a {what}")))
+            .or_else(|| result.as_ref()?.unsupported_part().map(|what| format!("its result is a {what}")));
+        if let Some(why) = unusable {
+            self.warnings.push(format!(
+                "{component}: function '{wit_name}' is not available as a tool: {why}, which a model cannot send or receive"
+            ));
+            return;
+        }
+        let param_names: Vec<&str> = params.iter().map(|(name, _)| name.as_str()).collect();
+        let doc = doc.map(|d| FunctionDoc::parse(d, &param_names)).unwrap_or_default();
+        let params = params
+            .into_iter()
+            .map(|(wit_param, ty)| ParamSpec {
+                name: snake_case(&wit_param),
+                description: doc.params.get(&wit_param).cloned(),
+                ty,
+            })
+            .collect();
+        let spec = ToolSpec {
+            name,
+            component: component.to_string(),
+            interface: interface.map(str::to_string),
+            wit_name: wit_name.to_string(),
+            description: doc.description,
+            params,
+            result,
+        };
+        self.tools.push(FoundTool { spec, export });
+    }
+}

@@ -1,0 +1,143 @@
+//! One call: a fresh instance in a fresh store, the function run under its limits,
+//! and the outcome (a value, the tool's own error, or a trap) put in the model's terms.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use wasmtime::component::{ComponentExportIndex, InstancePre, Val};
+use wasmtime::{Store, Trap};
+
+use crate::bind::to_json;
+use crate::error::ToolError;
+use crate::runtime::Runtime;
+use crate::sandbox::{CallState, Grants, Limits};
+use crate::types::WitType;
+
+/// Everything needed to run one tool's function.
+pub struct Target<'a> {
+    /// The name the model knows the tool by.
+    pub tool: &'a str,
+    /// The component's name, for log lines.
+    pub component: &'a Arc<str>,
+    /// The pre-linked component.
+    pub pre: &'a InstancePre<CallState>,
+    /// Where the function is.
+    pub export: &'a ComponentExportIndex,
+    /// The function's result type.
+    pub result: Option<&'a WitType>,
+    /// What the component is granted.
+    pub grants: &'a Grants,
+    /// The limits it runs under.
+    pub limits: &'a Limits,
+}
+
+/// Runs `target` with `args` in a fresh instance and converts the outcome.
+pub fn invoke(runtime: &Runtime, target: &Target<'_>, args: &[Val]) -> Result<Value, ToolError> {
+    let state = CallState::new(target.component.clone(), target.grants, target.limits)
+        .map_err(|reason| ToolError::Unavailable { tool: target.tool.to_string(), reason })?;
+    let mut store = Store::new(runtime.engine(), state);
+    store.limiter(|state| state);
+    store.set_epoch_deadline(Runtime::ticks_for(target.limits.time));
+
+    let outcome = target.pre.instantiate(&mut store).and_then(|instance| {
+        let func = instance
+            .get_func(&mut store, target.export)
+            .ok_or_else(|| wasmtime::format_err!("the export is not a function"))?;
+        let mut results = vec![Val::Bool(false); usize::from(target.result.is_some())];
+        func.call(&mut store, args, &mut results)?;
+        Ok(results.pop())
+    });
+    log_guest_output(target, store.data());
+    match outcome {
+        Ok(value) => convert_result(target, value),
+        Err(error) => Err(classify_failure(target, store.data(), &error)),
+    }
+}
+
+/// Passes what the guest printed to `tracing`, noting what the capture bound dropped.
+fn log_guest_output(target: &Target<'_>, state: &CallState) {
+    for (stream, capture) in [("stdout", &state.stdout), ("stderr", &state.stderr)] {
+        let text = capture.text();
+        if !text.is_empty() {
+            tracing::debug!(tool = target.tool, component = %target.component, "guest {stream}: {}", text.trim_end());
+        }
+        if capture.dropped() > 0 {
+            tracing::debug!(tool = target.tool, "guest {stream}: {} more bytes dropped", capture.dropped());
+        }
+    }
+}
+
+/// Turns a returned value into JSON; a top-level `result::err` becomes [`ToolError::ToolFailed`].
+fn convert_result(target: &Target<'_>, value: Option<Val>) -> Result<Value, ToolError> {
+    let json = match (target.result, value) {
+        (Some(WitType::Result { .. }), Some(Val::Result(outcome))) => match outcome {
+            Ok(ok) => ok.as_deref().map_or(Value::Null, to_json),
+            Err(err) => {
+                let message = match err.as_deref() {
+                    Some(Val::String(text)) => text.clone(),
+                    Some(other) => to_json(other).to_string(),
+                    None => format!("Tool '{}' failed without saying why.", target.tool),
+                };
+                return Err(ToolError::ToolFailed { tool: target.tool.to_string(), message });
+            }
+        },
+        (_, Some(value)) => to_json(&value),
+        (_, None) => Value::Null,
+    };
+    let size = serde_json::to_vec(&json).map_or(usize::MAX, |bytes| bytes.len());
+    if size > target.limits.result_bytes {
+        return Err(ToolError::ResultTooLarge {
+            tool: target.tool.to_string(),
+            limit_bytes: target.limits.result_bytes as u64,
+        });
+    }
+    Ok(json)
+}
+
+/// Puts a failed instantiation or call in the model's terms; wasmtime's own account
+/// goes to `tracing`.
+fn classify_failure(target: &Target<'_>, state: &CallState, error: &wasmtime::Error) -> ToolError {
+    let tool = target.tool.to_string();
+    tracing::debug!(tool = %tool, component = %target.component, "call failed: {error:?}");
+    if state.memory_exceeded {
+        return ToolError::OutOfMemory { tool, limit_bytes: target.limits.memory_bytes };
+    }
+    let Some(trap) = error.downcast_ref::<Trap>() else {
+        return ToolError::Unavailable { tool, reason: format!("{error:#}") };
+    };
+    let reason = match trap {
+        Trap::Interrupt => return ToolError::TimedOut { tool, limit: target.limits.time },
+        Trap::StackOverflow => "it overflowed its call stack (endless recursion?)".to_string(),
+        Trap::UnreachableCodeReached => panic_message(&state.stderr.text())
+            .map(|message| format!("it panicked: {message}"))
+            .unwrap_or_else(|| "it aborted without a message".to_string()),
+        Trap::MemoryOutOfBounds => "it accessed memory out of bounds".to_string(),
+        Trap::IntegerDivisionByZero => "it divided an integer by zero".to_string(),
+        Trap::IntegerOverflow => "an integer operation overflowed".to_string(),
+        other => format!("it hit a fault ({other})"),
+    };
+    ToolError::Crashed { tool, reason }
+}
+
+/// The message of a Rust panic as the guest printed it to stderr:
+/// `thread '…' panicked at src/lib.rs:1:2:\n<message>\nnote: …`.
+pub fn panic_message(stderr: &str) -> Option<String> {
+    let start = stderr.rfind("panicked at ")?;
+    let after = &stderr[start..];
+    let (_, rest) = after.split_once(":\n")?;
+    let message: Vec<&str> = rest.lines().take_while(|line| !line.starts_with("note: ")).collect();
+    let message = message.join("\n").trim().to_string();
+    (!message.is_empty()).then_some(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::panic_message;
+
+    #[test]
+    fn panic_message_is_read_from_rust_stderr() {
+        let stderr = "thread '<unnamed>' panicked at src/lib.rs:12:9:\nthe disk is on fire\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n";
+        assert_eq!(panic_message(stderr).as_deref(), Some("the disk is on fire"));
+        assert_eq!(panic_message("just some output"), None);
+    }
+}

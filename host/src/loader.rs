@@ -1,0 +1,170 @@
+//! Loading components: a plugin folder scanned, each file checked, compiled (in
+//! parallel, through the cache), linked and introspected; a bad file becomes a warning.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use wasmtime::component::{Component, InstancePre};
+
+use crate::cache::Cache;
+use crate::docs::ComponentDocs;
+use crate::error::LoadError;
+use crate::introspect::{FoundTool, introspect};
+use crate::runtime::Runtime;
+use crate::sandbox::CallState;
+
+/// A component ready to serve calls.
+pub struct LoadedComponent {
+    /// Its name: the file name without `.wasm`.
+    pub name: Arc<str>,
+    /// Linked once, instantiated per call.
+    pub pre: InstancePre<CallState>,
+    /// Its tools.
+    pub tools: Vec<FoundTool>,
+}
+
+/// What happened to one component while loading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComponentLoad {
+    /// The component's name.
+    pub name: String,
+    /// The file it came from.
+    pub path: PathBuf,
+    /// How many tools it offers.
+    pub tools: usize,
+    /// Whether it was compiled now (`false`: taken from the cache).
+    pub compiled: bool,
+    /// How long loading it took.
+    pub elapsed: Duration,
+}
+
+/// What a load did: the components that loaded, and one warning per problem.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadReport {
+    /// Components that loaded, sorted by name.
+    pub components: Vec<ComponentLoad>,
+    /// Files skipped and functions left out, each naming the file and the reason.
+    pub warnings: Vec<String>,
+}
+
+impl LoadReport {
+    /// How many components had to be compiled (not found in the cache).
+    pub fn compiled(&self) -> usize {
+        self.components.iter().filter(|c| c.compiled).count()
+    }
+}
+
+/// The `*.wasm` files of a folder, sorted.
+pub fn wasm_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
+    let entries = fs::read_dir(dir).map_err(|source| LoadError::PluginDir { path: dir.to_path_buf(), source })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "wasm"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Loads every file, compiling in parallel; failures become warnings in the report.
+pub fn load_all(runtime: &Runtime, files: &[PathBuf], cache: Option<&Cache>) -> (Vec<LoadedComponent>, LoadReport) {
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(files.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let outcomes: Vec<(usize, Result<(LoadedComponent, ComponentLoad, Vec<String>), LoadError>)> =
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut done = Vec::new();
+                        loop {
+                            let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(path) = files.get(index) else { break };
+                            done.push((index, load_file(runtime, path, cache)));
+                        }
+                        done
+                    })
+                })
+                .collect();
+            handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+        });
+    let mut outcomes = outcomes;
+    outcomes.sort_by_key(|(index, _)| *index);
+
+    let mut loaded = Vec::new();
+    let mut report = LoadReport::default();
+    for (_, outcome) in outcomes {
+        match outcome {
+            Ok((component, load, warnings)) => {
+                report.warnings.extend(warnings);
+                report.components.push(load);
+                loaded.push(component);
+            }
+            Err(error) => report.warnings.push(format!("skipped {error}")),
+        }
+    }
+    for warning in &report.warnings {
+        tracing::warn!("{warning}");
+    }
+    (loaded, report)
+}
+
+/// Loads one component file.
+pub fn load_file(
+    runtime: &Runtime,
+    path: &Path,
+    cache: Option<&Cache>,
+) -> Result<(LoadedComponent, ComponentLoad, Vec<String>), LoadError> {
+    let started = Instant::now();
+    let bad = |reason: String| LoadError::Component { path: path.to_path_buf(), reason };
+    let bytes = fs::read(path).map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
+    check_is_component(&bytes).map_err(|reason| bad(reason.to_string()))?;
+
+    let engine = runtime.engine();
+    let cached = cache.and_then(|cache| cache.load(engine, &bytes));
+    let compiled = cached.is_none();
+    let component = match cached {
+        Some(component) => component,
+        None => compile(engine, &bytes, cache).map_err(|e| bad(format!("not a valid component: {e}")))?,
+    };
+    let pre = runtime.prepare(&component).map_err(|e| bad(format!("cannot be linked: {e}")))?;
+
+    let name: Arc<str> = path.file_stem().map_or("component".into(), |s| s.to_string_lossy().into());
+    let found = introspect(engine, &name, &component, &ComponentDocs::read(&bytes));
+    if found.tools.is_empty() {
+        return Err(bad("exports no function usable as a tool".to_string()));
+    }
+    let load = ComponentLoad {
+        name: name.to_string(),
+        path: path.to_path_buf(),
+        tools: found.tools.len(),
+        compiled,
+        elapsed: started.elapsed(),
+    };
+    let component = LoadedComponent { name, pre, tools: found.tools };
+    Ok((component, load, found.warnings))
+}
+
+fn compile(engine: &wasmtime::Engine, bytes: &[u8], cache: Option<&Cache>) -> wasmtime::Result<Component> {
+    let Some(cache) = cache else { return Component::new(engine, bytes) };
+    let compiled = engine.precompile_component(bytes)?;
+    cache.store(bytes, &compiled);
+    // SAFETY: `compiled` was produced just now by this engine.
+    unsafe { Component::deserialize(engine, &compiled) }
+}
+
+/// Says what a file is when it is not a component, in words a tool author understands.
+fn check_is_component(bytes: &[u8]) -> Result<(), &'static str> {
+    const MAGIC: &[u8] = b"\0asm";
+    if bytes.is_empty() {
+        return Err("the file is empty");
+    }
+    if !bytes.starts_with(MAGIC) || bytes.len() < 8 {
+        return Err("not a WebAssembly file");
+    }
+    if wasmparser::Parser::is_core_wasm(bytes) {
+        return Err("a core WebAssembly module, not a component: build it for wasm32-wasip2 \
+             (or wrap it with `wasm-tools component new`)");
+    }
+    Ok(())
+}

@@ -1,0 +1,131 @@
+//! The shared WebAssembly machinery: one engine (pooling allocator where the machine
+//! allows it, epoch interruption driven by a background ticker) and one linker that
+//! offers WASI 0.2 and the `toolhost:tool` imports.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use wasmtime::component::{Component, InstancePre, Linker, Val};
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+use crate::error::LoadError;
+use crate::sandbox::CallState;
+
+/// How often the epoch advances; time limits are enforced to this granularity.
+pub const TICK: Duration = Duration::from_millis(5);
+
+/// The name under which the host offers its log import.
+const LOG_INTERFACE: &str = "toolhost:tool/log@0.1.0";
+
+/// The engine, the linker and the epoch ticker, shared by every component.
+pub struct Runtime {
+    engine: Engine,
+    linker: Linker<CallState>,
+    _ticker: Ticker,
+}
+
+impl Runtime {
+    /// Sets up the engine and linker.
+    pub fn new() -> Result<Runtime, LoadError> {
+        let engine = pooled_engine().or_else(|pool_error| {
+            tracing::warn!("pooling allocator unavailable ({pool_error}); instances are allocated on demand");
+            Engine::new(&base_config()).map_err(|e| LoadError::Engine(e.to_string()))
+        })?;
+        let linker = make_linker(&engine).map_err(|e| LoadError::Engine(e.to_string()))?;
+        let ticker = Ticker::start(engine.clone());
+        Ok(Runtime { engine, linker, _ticker: ticker })
+    }
+
+    /// The engine every component is compiled for.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Links a component against the host's imports once, for cheap instantiation later.
+    /// Fails naming the import the host cannot provide.
+    pub fn prepare(&self, component: &Component) -> Result<InstancePre<CallState>, String> {
+        self.linker.instantiate_pre(component).map_err(|e| format!("{e:#}"))
+    }
+
+    /// Epoch ticks that add up to `time` (at least one).
+    pub fn ticks_for(time: Duration) -> u64 {
+        (time.as_nanos() / TICK.as_nanos()).max(1) as u64 + 1
+    }
+}
+
+fn base_config() -> Config {
+    let mut config = Config::new();
+    config.epoch_interruption(true);
+    // Enough stack for real tools, small enough that endless recursion ends quickly.
+    config.max_wasm_stack(1 << 20);
+    config
+}
+
+/// An engine with the pooling allocator: instance slots are reserved up front, so a
+/// fresh instance per call costs little.
+fn pooled_engine() -> Result<Engine, String> {
+    let mut pool = PoolingAllocationConfig::default();
+    pool.total_component_instances(256)
+        .total_core_instances(1024)
+        .total_memories(512)
+        .total_tables(512)
+        .total_stacks(256)
+        .max_memory_size(1 << 32);
+    let mut config = base_config();
+    config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    Engine::new(&config).map_err(|e| e.to_string())
+}
+
+fn make_linker(engine: &Engine) -> wasmtime::Result<Linker<CallState>> {
+    let mut linker = Linker::<CallState>::new(engine);
+    wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+    linker.instance(LOG_INTERFACE)?.func_new("log", |store, _ty, params, _results| {
+        let component = store.data().component.clone();
+        if let [Val::Enum(level), Val::String(message)] = params {
+            match level.as_str() {
+                "trace" => tracing::trace!(target: "toolhost::guest", %component, "{message}"),
+                "debug" => tracing::debug!(target: "toolhost::guest", %component, "{message}"),
+                "info" => tracing::info!(target: "toolhost::guest", %component, "{message}"),
+                "warn" => tracing::warn!(target: "toolhost::guest", %component, "{message}"),
+                _ => tracing::error!(target: "toolhost::guest", %component, "{message}"),
+            }
+        }
+        Ok(())
+    })?;
+    Ok(linker)
+}
+
+/// Advances the engine's epoch every [`TICK`] until dropped.
+struct Ticker {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Ticker {
+    fn start(engine: Engine) -> Ticker {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("toolhost-epoch".into())
+            .spawn(move || {
+                while !flag.load(Ordering::Relaxed) {
+                    std::thread::sleep(TICK);
+                    engine.increment_epoch();
+                }
+            })
+            .inspect_err(|e| tracing::error!("cannot start the epoch ticker, time limits will not fire: {e}"))
+            .ok();
+        Ticker { stop, thread }
+    }
+}
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}

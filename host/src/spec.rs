@@ -1,0 +1,52 @@
+//! What the host knows about one tool: its names, description, parameters and result.
+
+use crate::types::WitType;
+
+/// One tool: an exported WIT function, as the model sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSpec {
+    /// The name the model calls the tool by (snake_case), unique in the registry.
+    pub name: String,
+    /// The component the tool lives in (its file name without `.wasm`).
+    pub component: String,
+    /// The exported interface the function sits in (e.g. `example:text/text`), if any.
+    pub interface: Option<String>,
+    /// The function's WIT name (kebab-case).
+    pub wit_name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// The parameters, in call order.
+    pub params: Vec<ParamSpec>,
+    /// The result type, if the function returns anything.
+    pub result: Option<WitType>,
+}
+
+/// One parameter of a tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamSpec {
+    /// The name the model uses (snake_case).
+    pub name: String,
+    /// The parameter's type. An `option<T>` parameter is optional.
+    pub ty: WitType,
+    /// What the parameter means, when the tool's docs say.
+    pub description: Option<String>,
+}
+
+impl ParamSpec {
+    /// Whether the model must send this parameter (everything but `option<T>`).
+    pub fn required(&self) -> bool {
+        !matches!(self.ty, WitType::Option(_))
+    }
+}
+
+impl ToolSpec {
+    /// Names of the required parameters, in order.
+    pub fn required_params(&self) -> Vec<&str> {
+        self.params.iter().filter(|p| p.required()).map(|p| p.name.as_str()).collect()
+    }
+
+    /// Names of the optional parameters, in order.
+    pub fn optional_params(&self) -> Vec<&str> {
+        self.params.iter().filter(|p| !p.required()).map(|p| p.name.as_str()).collect()
+    }
+}

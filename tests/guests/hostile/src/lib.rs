@@ -1,0 +1,50 @@
+//! Test-only guest whose tools misbehave on purpose: traps, endless loops, memory hogs.
+
+toolhost_guest::generate!({ world: "hostile" });
+
+struct Hostile;
+
+impl Guest for Hostile {
+    fn echo(text: String) -> String {
+        text
+    }
+
+    fn panic_with(message: String) {
+        panic!("{message}");
+    }
+
+    fn trap_silently() {
+        std::process::abort();
+    }
+
+    fn spin_with_imports() {
+        loop {
+            std::hint::black_box(std::time::Instant::now());
+        }
+    }
+
+    fn spin() -> u64 {
+        let mut n: u64 = 0;
+        loop {
+            n = std::hint::black_box(n.wrapping_add(1));
+            if n == u64::MAX {
+                return n;
+            }
+        }
+    }
+
+    fn allocate_forever() -> u64 {
+        let mut kept: Vec<Vec<u8>> = Vec::new();
+        loop {
+            kept.push(vec![1u8; 1 << 20]);
+            std::hint::black_box(&kept);
+        }
+    }
+
+    fn log_line(message: String) -> u32 {
+        toolhost_guest::log::info(&message);
+        message.len() as u32
+    }
+}
+
+export!(Hostile);
