@@ -100,8 +100,9 @@ fn print_table(tools: &[ToolSpec]) {
         let result = tool.result.as_ref().map(|r| format!(" -> {r}")).unwrap_or_default();
         println!("{}  [{}]", tool.name, tool.component);
         println!("    ({}){result}", params.join(", "));
-        if let Some(first) = tool.description.lines().next() {
-            println!("    {first}");
+        let summary: Vec<&str> = tool.description.lines().take_while(|l| !l.trim().is_empty()).collect();
+        if !summary.is_empty() {
+            println!("    {}", summary.join(" "));
         }
     }
     println!("{} tools", tools.len());

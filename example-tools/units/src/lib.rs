@@ -49,6 +49,12 @@ fn facts(unit: Unit) -> (&'static str, Dimension, f64, f64) {
     }
 }
 
+/// The WIT name of an enum case (its Debug form is `Unit::Meter`).
+fn name(case: impl std::fmt::Debug) -> String {
+    let debug = format!("{case:?}");
+    debug.rsplit("::").next().unwrap_or(&debug).to_lowercase()
+}
+
 fn base_unit(dimension: Dimension) -> Unit {
     match dimension {
         Length => Unit::Meter,
@@ -74,20 +80,20 @@ impl Guest for Units {
         let (_, to_dimension, to_scale, to_offset) = facts(to);
         if from_dimension != to_dimension {
             return Err(format!(
-                "cannot convert {from:?} ({from_dimension:?}) to {to:?} ({to_dimension:?}): \
-                 they measure different things"
-            )
-            .to_lowercase());
+                "cannot convert {} ({}) to {} ({}): they measure different things",
+                name(from),
+                name(from_dimension),
+                name(to),
+                name(to_dimension)
+            ));
         }
         let base = value * from_scale + from_offset;
         if from_dimension == Temperature && base < 0.0 {
-            return Err(format!("{value} {from:?} is below absolute zero").to_lowercase());
+            return Err(format!("{value} {} is below absolute zero", name(from)));
         }
         let converted = (base - to_offset) / to_scale;
-        match precision {
-            Some(places) => round_to(converted, places),
-            None => Ok(converted),
-        }
+        // Without a precision, 10 places hide floating-point noise (211.99999999999997).
+        round_to(converted, precision.unwrap_or(10))
     }
 
     fn describe(unit: Unit) -> UnitInfo {

@@ -1,0 +1,47 @@
+//! Helpers shared by the integration tests: where the built guests are, and hosts over them.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use toolhost::Host;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("host/ has a parent").to_path_buf()
+}
+
+fn built(folder: &str) -> PathBuf {
+    let dir = root().join("target").join(folder);
+    assert!(
+        dir.is_dir(),
+        "{} is missing: build the guests first with scripts/build-guests.sh (scripts/test.sh does both)",
+        dir.display()
+    );
+    dir
+}
+
+/// The example tools, built by scripts/build-guests.sh.
+pub fn plugins_dir() -> PathBuf {
+    built("plugins")
+}
+
+/// The test-only guests, built by scripts/build-guests.sh.
+pub fn test_guests_dir() -> PathBuf {
+    built("test-guests")
+}
+
+/// A cache folder for tests, apart from the user's own cache.
+pub fn test_cache_dir() -> PathBuf {
+    root().join("target").join("test-cache")
+}
+
+/// A host over the example tools.
+pub fn example_host() -> Host {
+    Host::builder().plugin_dir(plugins_dir()).cache_dir(test_cache_dir()).build().expect("example tools load")
+}
+
+/// A host over the test guests.
+pub fn test_guest_host() -> Host {
+    Host::builder().plugin_dir(test_guests_dir()).cache_dir(test_cache_dir()).build().expect("test guests load")
+}
