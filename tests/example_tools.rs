@@ -13,7 +13,13 @@ fn host() -> &'static Host {
     HOST.get_or_init(common::example_host)
 }
 
+/// Calls a tool that must succeed, after checking that its schema accepts the arguments.
 fn call(name: &str, arguments: Value) -> Value {
+    let schema = host().tool(name).unwrap_or_else(|| panic!("no tool {name}")).parameters_schema();
+    assert!(
+        jsonschema::draft202012::is_valid(&schema, &arguments),
+        "the schema of {name} rejects {arguments}: {schema}"
+    );
     host().call(name, &arguments).unwrap_or_else(|e| panic!("{name}({arguments}) failed: {e}"))
 }
 

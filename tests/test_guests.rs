@@ -10,7 +10,7 @@ use toolhost::{Host, ToolError};
 
 fn host() -> &'static Host {
     static HOST: OnceLock<Host> = OnceLock::new();
-    HOST.get_or_init(common::test_guest_host)
+    HOST.get_or_init(common::hostile_host)
 }
 
 fn echo_still_works() {

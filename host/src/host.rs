@@ -32,9 +32,17 @@ use crate::spec::ToolSpec;
 /// }
 /// # Ok::<(), toolhost::LoadError>(())
 /// ```
+///
+/// A `Host` is cheap to clone: clones share the loaded components. Calls may run
+/// from many threads at once; each runs in its own fresh instance.
+#[derive(Clone)]
 pub struct Host {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
     runtime: Runtime,
-    components: Vec<Arc<LoadedComponent>>,
+    components: Vec<LoadedComponent>,
     settings: Vec<(Grants, Limits)>,
     registry: Registry,
     report: LoadReport,
@@ -85,17 +93,24 @@ impl Host {
 
     /// Every tool, sorted by name.
     pub fn tools(&self) -> Vec<&ToolSpec> {
-        self.registry.specs().collect()
+        self.inner.registry.specs().collect()
     }
 
     /// The tool registered under exactly `name`.
     pub fn tool(&self, name: &str) -> Option<&ToolSpec> {
-        self.registry.spec(name)
+        self.inner.registry.spec(name)
     }
 
     /// What loading did: components loaded (compiled or cached) and warnings.
     pub fn load_report(&self) -> &LoadReport {
-        &self.report
+        &self.inner.report
+    }
+
+    /// The grants and limits a component's calls run with, by component name.
+    pub fn component_settings(&self, component: &str) -> Option<(&Grants, &Limits)> {
+        let index = self.inner.components.iter().position(|c| &*c.name == component)?;
+        let (grants, limits) = &self.inner.settings[index];
+        Some((grants, limits))
     }
 
     /// Calls a tool by the name a model sent, with the model's arguments.
@@ -103,9 +118,32 @@ impl Host {
         self.dispatch(name, arguments).result
     }
 
+    /// [`Host::call`] for async code: the call runs on tokio's blocking pool, so the
+    /// executor is never blocked by a tool. Needs a tokio runtime.
+    pub async fn call_async(&self, name: &str, arguments: Value) -> Result<Value, ToolError> {
+        self.dispatch_async(name, arguments).await.result
+    }
+
+    /// [`Host::dispatch`] for async code (see [`Host::call_async`]).
+    pub async fn dispatch_async(&self, name: &str, arguments: Value) -> Dispatch {
+        let host = self.clone();
+        let owned_name = name.to_string();
+        match tokio::task::spawn_blocking(move || host.dispatch(&owned_name, &arguments)).await {
+            Ok(dispatch) => dispatch,
+            Err(join_error) => Dispatch {
+                tool: None,
+                repaired_from: None,
+                result: Err(ToolError::Unavailable {
+                    tool: name.to_string(),
+                    reason: format!("the call did not finish: {join_error}"),
+                }),
+            },
+        }
+    }
+
     /// Like [`Host::call`], but also says which tool ran and how the name was repaired.
     pub fn dispatch(&self, name: &str, arguments: &Value) -> Dispatch {
-        let resolved = match self.registry.resolve(name) {
+        let resolved = match self.inner.registry.resolve(name) {
             Ok(resolved) => resolved,
             Err(error) => return Dispatch { tool: None, repaired_from: None, result: Err(error) },
         };
@@ -114,11 +152,12 @@ impl Host {
     }
 
     fn run(&self, tool: ToolRef, name: &str, arguments: &Value) -> Result<Value, ToolError> {
-        let component = &self.components[tool.component];
+        let inner = &*self.inner;
+        let component = &inner.components[tool.component];
         let found = &component.tools[tool.tool];
-        let spec = self.registry.spec(name).unwrap_or(&found.spec);
+        let spec = inner.registry.spec(name).unwrap_or(&found.spec);
         let args = bind_arguments(spec, arguments)?;
-        let (grants, limits) = &self.settings[tool.component];
+        let (grants, limits) = &inner.settings[tool.component];
         let target = Target {
             tool: name,
             component: &component.name,
@@ -128,7 +167,7 @@ impl Host {
             grants,
             limits,
         };
-        invoke(&self.runtime, &target, &args)
+        invoke(&inner.runtime, &target, &args)
     }
 }
 
@@ -169,7 +208,8 @@ impl HostBuilder {
         self
     }
 
-    /// The limits for one component (by name: its file name without `.wasm`).
+    /// The limits for one component (by name: its file name without `.wasm`); these
+    /// win over the component's manifest, which wins over [`HostBuilder::limits`].
     pub fn component_limits(mut self, component: &str, limits: Limits) -> Self {
         self.component_limits.insert(component.to_string(), limits);
         self
@@ -212,19 +252,28 @@ impl HostBuilder {
             CacheSetting::Dir(dir) => Some(Cache::new(dir.clone(), runtime.engine())),
             CacheSetting::Off => None,
         };
-        let (loaded, report) = load_all(&runtime, &files, cache.as_ref());
-        let components: Vec<Arc<LoadedComponent>> = loaded.into_iter().map(Arc::new).collect();
-        let settings = components
-            .iter()
-            .map(|c| {
-                let grants = self.grants.get(&*c.name).cloned().unwrap_or_default();
-                let limits = self.component_limits.get(&*c.name).copied().unwrap_or(self.limits);
-                (grants, limits)
-            })
-            .collect();
+        let (components, report) = load_all(&runtime, &files, cache.as_ref());
+        let settings = components.iter().map(|c| self.settings_for(c)).collect();
         let registry = Registry::new(components.iter().enumerate().flat_map(|(component, loaded)| {
             loaded.tools.iter().enumerate().map(move |(tool, found)| (found.spec.clone(), ToolRef { component, tool }))
         }));
-        Ok(Host { runtime, components, settings, registry, report })
+        Ok(Host { inner: Arc::new(Inner { runtime, components, settings, registry, report }) })
+    }
+
+    /// A component's grants (its manifest's plus the builder's) and limits (the
+    /// builder's per-component limits, else its manifest's over the defaults).
+    fn settings_for(&self, component: &LoadedComponent) -> (Grants, Limits) {
+        let mut grants = Grants::default();
+        let mut limits = self.limits;
+        if let Some(manifest) = &component.manifest {
+            grants = manifest.grants(&component.folder);
+            limits = manifest.limits(limits);
+        }
+        if let Some(extra) = self.grants.get(&*component.name) {
+            grants.dirs.extend(extra.dirs.iter().cloned());
+            grants.env.extend(extra.env.iter().cloned());
+        }
+        let limits = self.component_limits.get(&*component.name).copied().unwrap_or(limits);
+        (grants, limits)
     }
 }

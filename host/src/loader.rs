@@ -12,6 +12,7 @@ use crate::cache::Cache;
 use crate::docs::ComponentDocs;
 use crate::error::LoadError;
 use crate::introspect::{FoundTool, introspect};
+use crate::manifest::Manifest;
 use crate::runtime::Runtime;
 use crate::sandbox::CallState;
 
@@ -23,6 +24,10 @@ pub struct LoadedComponent {
     pub pre: InstancePre<CallState>,
     /// Its tools.
     pub tools: Vec<FoundTool>,
+    /// The manifest beside it, if any.
+    pub manifest: Option<Manifest>,
+    /// The folder it was loaded from (relative manifest paths start there).
+    pub folder: PathBuf,
 }
 
 /// What happened to one component while loading.
@@ -119,6 +124,7 @@ pub fn load_file(
     let bad = |reason: String| LoadError::Component { path: path.to_path_buf(), reason };
     let bytes = fs::read(path).map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
     check_is_component(&bytes).map_err(|reason| bad(reason.to_string()))?;
+    let manifest = Manifest::read_beside(path).map_err(bad)?;
 
     let engine = runtime.engine();
     let cached = cache.and_then(|cache| cache.load(engine, &bytes));
@@ -141,7 +147,8 @@ pub fn load_file(
         compiled,
         elapsed: started.elapsed(),
     };
-    let component = LoadedComponent { name, pre, tools: found.tools };
+    let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let component = LoadedComponent { name, pre, tools: found.tools, manifest, folder };
     Ok((component, load, found.warnings))
 }
 

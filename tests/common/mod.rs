@@ -41,7 +41,12 @@ pub fn example_host() -> Host {
     Host::builder().plugin_dir(plugins_dir()).cache_dir(test_cache_dir()).build().expect("example tools load")
 }
 
-/// A host over the test guests.
-pub fn test_guest_host() -> Host {
-    Host::builder().plugin_dir(test_guests_dir()).cache_dir(test_cache_dir()).build().expect("test guests load")
+/// The built file of one test guest.
+pub fn test_guest(name: &str) -> PathBuf {
+    test_guests_dir().join(format!("{name}.wasm"))
+}
+
+/// A host over the `hostile` test guest alone.
+pub fn hostile_host() -> Host {
+    Host::builder().component_file(test_guest("hostile")).cache_dir(test_cache_dir()).build().expect("hostile loads")
 }

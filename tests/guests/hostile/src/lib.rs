@@ -45,6 +45,22 @@ impl Guest for Hostile {
         toolhost_guest::log::info(&message);
         message.len() as u32
     }
+
+    fn env_var(name: String) -> Option<String> {
+        std::env::var(name).ok()
+    }
+
+    fn read_path(path: String) -> Result<String, String> {
+        std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))
+    }
+
+    fn write_path(path: String, contents: String) -> Result<(), String> {
+        std::fs::write(&path, contents).map_err(|e| format!("{path}: {e}"))
+    }
+
+    fn big_string(length: u32) -> String {
+        "x".repeat(length as usize)
+    }
 }
 
 export!(Hostile);

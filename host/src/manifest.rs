@@ -1,0 +1,143 @@
+//! The optional manifest beside a component (`<name>.toml` next to `<name>.wasm`):
+//! what the component is granted and the limits it runs under.
+//!
+//! ```toml
+//! [limits]
+//! time_ms = 2000        # wall-clock time per call
+//! memory_mb = 64        # linear memory per instance
+//! output_kb = 64        # captured stdout / stderr kept per call
+//! result_kb = 1024      # size of the returned JSON
+//!
+//! [[dirs]]
+//! host = "data"         # relative to the manifest's folder, or absolute
+//! guest = "/workspace"  # where the tool sees it
+//! read_only = true      # default: true
+//!
+//! [env]
+//! UNITS = "metric"      # environment variables the tool sees
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::sandbox::{DirGrant, Grants, Limits};
+
+/// A component's manifest, as written.
+#[derive(Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Limit overrides; absent fields keep the host's defaults.
+    #[serde(default)]
+    pub limits: LimitOverrides,
+    /// Directories granted.
+    #[serde(default)]
+    pub dirs: Vec<DirEntry>,
+    /// Environment variables granted, with their values.
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, String>,
+}
+
+/// Limits a manifest may override.
+#[derive(Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LimitOverrides {
+    /// Wall-clock time per call, in milliseconds.
+    pub time_ms: Option<u64>,
+    /// Linear memory per instance, in MiB.
+    pub memory_mb: Option<u64>,
+    /// Captured output kept per stream, in KiB.
+    pub output_kb: Option<usize>,
+    /// Result size, in KiB.
+    pub result_kb: Option<usize>,
+}
+
+/// One directory grant in a manifest.
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DirEntry {
+    /// The host directory, relative to the manifest's folder or absolute.
+    pub host: PathBuf,
+    /// Where the guest sees it.
+    pub guest: String,
+    /// Whether the guest may only read (the default).
+    #[serde(default = "yes")]
+    pub read_only: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The manifest path for a component file: same name, `.toml`.
+pub fn path_for(component: &Path) -> PathBuf {
+    component.with_extension("toml")
+}
+
+impl Manifest {
+    /// Reads the manifest beside `component`; `Ok(None)` when there is none.
+    pub fn read_beside(component: &Path) -> Result<Option<Manifest>, String> {
+        let path = path_for(component);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(format!("cannot read its manifest {}: {error}", path.display())),
+        };
+        toml::from_str(&text)
+            .map(Some)
+            .map_err(|error| format!("its manifest {} is invalid: {}", path.display(), error.message()))
+    }
+
+    /// Applies the manifest's limits over `base`.
+    pub fn limits(&self, base: Limits) -> Limits {
+        let o = &self.limits;
+        Limits {
+            time: o.time_ms.map_or(base.time, Duration::from_millis),
+            memory_bytes: o.memory_mb.map_or(base.memory_bytes, |mb| mb << 20),
+            output_bytes: o.output_kb.map_or(base.output_bytes, |kb| kb << 10),
+            result_bytes: o.result_kb.map_or(base.result_bytes, |kb| kb << 10),
+        }
+    }
+
+    /// The grants, with relative host paths taken from `folder` (the manifest's folder).
+    pub fn grants(&self, folder: &Path) -> Grants {
+        Grants {
+            dirs: self
+                .dirs
+                .iter()
+                .map(|d| DirGrant { host_path: folder.join(&d.host), guest_path: d.guest.clone(), read_only: d.read_only })
+                .collect(),
+            env: self.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_manifest_parses_and_applies() {
+        let manifest: Manifest = toml::from_str(
+            "[limits]\ntime_ms = 250\nmemory_mb = 8\n[[dirs]]\nhost = \"data\"\nguest = \"/workspace\"\n[env]\nA = \"1\"\n",
+        )
+        .expect("valid");
+        let limits = manifest.limits(Limits::default());
+        assert_eq!(limits.time, Duration::from_millis(250));
+        assert_eq!(limits.memory_bytes, 8 << 20);
+        assert_eq!(limits.output_bytes, Limits::default().output_bytes);
+        let grants = manifest.grants(Path::new("/plugins"));
+        assert_eq!(
+            grants.dirs,
+            [DirGrant { host_path: "/plugins/data".into(), guest_path: "/workspace".into(), read_only: true }]
+        );
+        assert_eq!(grants.env, [("A".to_string(), "1".to_string())]);
+    }
+
+    #[test]
+    fn a_misspelt_key_is_an_error() {
+        let error = toml::from_str::<Manifest>("[limits]\ntime = 5\n").expect_err("unknown key");
+        assert!(error.message().contains("unknown field `time`"), "{}", error.message());
+    }
+}
