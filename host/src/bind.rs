@@ -9,7 +9,7 @@
 use serde_json::{Map, Value, json};
 use wasmtime::component::Val;
 
-use crate::error::{ExpectedParameters, ToolError};
+use crate::error::ToolError;
 use crate::names::{normalise, python_list, snake_case};
 use crate::spec::ToolSpec;
 use crate::types::WitType;
@@ -45,7 +45,10 @@ pub fn bind_arguments(spec: &ToolSpec, arguments: &Value) -> Result<Vec<Val>, To
         if let Some((first, _)) = given[index] {
             return Err(arguments_error(
                 spec,
-                format!("parameter '{}' was given twice (as '{first}' and '{key}')", spec.params[index].name),
+                format!(
+                    "Tool '{}' was called with parameter '{}' twice (as '{first}' and '{key}').",
+                    spec.name, spec.params[index].name
+                ),
             ));
         }
         given[index] = Some((key, value));
@@ -76,14 +79,7 @@ pub fn bind_arguments(spec: &ToolSpec, arguments: &Value) -> Result<Vec<Val>, To
 }
 
 fn arguments_error(spec: &ToolSpec, problem: String) -> ToolError {
-    ToolError::InvalidArguments {
-        tool: spec.name.clone(),
-        problem,
-        expected_parameters: Some(ExpectedParameters {
-            required: spec.required_params().into_iter().map(str::to_string).collect(),
-            optional: spec.optional_params().into_iter().map(str::to_string).collect(),
-        }),
-    }
+    ToolError::InvalidArguments { tool: spec.name.clone(), problem, expected_parameters: Some(spec.expected_parameters()) }
 }
 
 fn describe_misfit(tool: &str, missing: &[&str], unexpected: &[&str]) -> String {

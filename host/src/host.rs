@@ -7,12 +7,13 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::arguments::{ArgumentsError, parse as parse_arguments};
 use crate::bind::bind_arguments;
 use crate::cache::{self, Cache};
 use crate::error::{LoadError, ToolError};
 use crate::invoke::{Target, invoke};
 use crate::loader::{LoadReport, LoadedComponent, load_all, wasm_files};
-use crate::registry::{Registry, ToolRef};
+use crate::registry::{Registry, ToolRef, ToolsetError};
 use crate::runtime::Runtime;
 use crate::sandbox::{DirGrant, Grants, Limits};
 use crate::spec::ToolSpec;
@@ -38,13 +39,14 @@ use crate::spec::ToolSpec;
 #[derive(Clone)]
 pub struct Host {
     inner: Arc<Inner>,
+    /// The active tools: all of them, or a toolset's.
+    registry: Arc<Registry>,
 }
 
 struct Inner {
     runtime: Runtime,
     components: Vec<LoadedComponent>,
     settings: Vec<(Grants, Limits)>,
-    registry: Registry,
     report: LoadReport,
 }
 
@@ -91,14 +93,30 @@ impl Host {
         }
     }
 
-    /// Every tool, sorted by name.
+    /// Every active tool, sorted by name.
     pub fn tools(&self) -> Vec<&ToolSpec> {
-        self.inner.registry.specs().collect()
+        self.registry.specs().collect()
     }
 
-    /// The tool registered under exactly `name`.
+    /// The active tool registered under exactly `name`.
     pub fn tool(&self, name: &str) -> Option<&ToolSpec> {
-        self.inner.registry.spec(name)
+        self.registry.spec(name)
+    }
+
+    /// A host whose active tools are only `names` (a toolset): resolution, repair,
+    /// hints and the inventory see nothing else. It shares this host's components.
+    /// Each name must be a tool's name or repair to exactly one; a typo fails here,
+    /// with a hint, rather than at the first call.
+    ///
+    /// ```no_run
+    /// # let host = toolhost::Host::builder().plugin_dir("target/plugins").build()?;
+    /// let math = host.toolset(&["evaluate", "gcd"])?;
+    /// assert_eq!(math.tools().len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn toolset<S: AsRef<str>>(&self, names: &[S]) -> Result<Host, ToolsetError> {
+        let registry = self.registry.subset(names)?;
+        Ok(Host { inner: self.inner.clone(), registry: Arc::new(registry) })
     }
 
     /// What loading did: components loaded (compiled or cached) and warnings.
@@ -116,6 +134,19 @@ impl Host {
     /// Calls a tool by the name a model sent, with the model's arguments.
     pub fn call(&self, name: &str, arguments: &Value) -> Result<Value, ToolError> {
         self.dispatch(name, arguments).result
+    }
+
+    /// Calls a tool with the argument text a model produced: strict JSON, or failing
+    /// that, JSON with the usual model slips repaired (see [`Host::dispatch_text`]).
+    pub fn call_text(&self, name: &str, arguments: &str) -> Result<Value, ToolError> {
+        self.dispatch_text(name, arguments).result
+    }
+
+    /// Like [`Host::dispatch`], for argument text: parsed strictly, else repaired
+    /// conservatively (code fences, trailing commas, single quotes, unquoted keys,
+    /// missing closing brackets); unrepairable text is an error quoting where it broke.
+    pub fn dispatch_text(&self, name: &str, arguments: &str) -> Dispatch {
+        self.dispatch_with(name, Arguments::Text(arguments))
     }
 
     /// [`Host::call`] for async code: the call runs on tokio's blocking pool, so the
@@ -143,7 +174,11 @@ impl Host {
 
     /// Like [`Host::call`], but also says which tool ran and how the name was repaired.
     pub fn dispatch(&self, name: &str, arguments: &Value) -> Dispatch {
-        let resolved = match self.inner.registry.resolve(name) {
+        self.dispatch_with(name, Arguments::Json(arguments))
+    }
+
+    fn dispatch_with(&self, name: &str, arguments: Arguments<'_>) -> Dispatch {
+        let resolved = match self.registry.resolve(name) {
             Ok(resolved) => resolved,
             Err(error) => return Dispatch { tool: None, repaired_from: None, result: Err(error) },
         };
@@ -151,11 +186,19 @@ impl Host {
         Dispatch { tool: Some(resolved.name), repaired_from: resolved.repaired_from, result }
     }
 
-    fn run(&self, tool: ToolRef, name: &str, arguments: &Value) -> Result<Value, ToolError> {
+    fn run(&self, tool: ToolRef, name: &str, arguments: Arguments<'_>) -> Result<Value, ToolError> {
         let inner = &*self.inner;
         let component = &inner.components[tool.component];
         let found = &component.tools[tool.tool];
-        let spec = inner.registry.spec(name).unwrap_or(&found.spec);
+        let spec = self.registry.spec(name).unwrap_or(&found.spec);
+        let parsed;
+        let arguments = match arguments {
+            Arguments::Json(value) => value,
+            Arguments::Text(text) => {
+                parsed = parse_arguments(text).map_err(|error| text_error(spec, error))?;
+                &parsed
+            }
+        };
         let args = bind_arguments(spec, arguments)?;
         let (grants, limits) = &inner.settings[tool.component];
         let target = Target {
@@ -169,6 +212,22 @@ impl Host {
         };
         invoke(&inner.runtime, &target, &args)
     }
+}
+
+/// Arguments as given: a JSON value, or the text a model wrote.
+#[derive(Clone, Copy)]
+enum Arguments<'a> {
+    Json(&'a Value),
+    Text(&'a str),
+}
+
+/// The corrective error for argument text that could not be read.
+fn text_error(spec: &ToolSpec, error: ArgumentsError) -> ToolError {
+    let problem = match error {
+        ArgumentsError::NotJson(why) => format!("The arguments for '{}' are not valid JSON: {why}.", spec.name),
+        ArgumentsError::DuplicateKey(key) => format!("Tool '{}' was called with parameter '{key}' twice.", spec.name),
+    };
+    ToolError::InvalidArguments { tool: spec.name.clone(), problem, expected_parameters: Some(spec.expected_parameters()) }
 }
 
 impl HostBuilder {
@@ -257,7 +316,7 @@ impl HostBuilder {
         let registry = Registry::new(components.iter().enumerate().flat_map(|(component, loaded)| {
             loaded.tools.iter().enumerate().map(move |(tool, found)| (found.spec.clone(), ToolRef { component, tool }))
         }));
-        Ok(Host { inner: Arc::new(Inner { runtime, components, settings, registry, report }) })
+        Ok(Host { inner: Arc::new(Inner { runtime, components, settings, report }), registry: Arc::new(registry) })
     }
 
     /// A component's grants (its manifest's plus the builder's) and limits (the

@@ -7,6 +7,7 @@
 //! time and memory limits, and the outcome comes back as JSON or as a [`ToolError`]
 //! whose text is a corrective message for the model.
 
+mod arguments;
 mod bind;
 mod cache;
 mod capture;
@@ -29,6 +30,7 @@ mod types;
 pub use error::{ExpectedParameters, LoadError, ToolError};
 pub use host::{Dispatch, Host, HostBuilder};
 pub use loader::{ComponentLoad, LoadReport};
+pub use registry::ToolsetError;
 pub use sandbox::{DirGrant, Grants, Limits};
 pub use spec::{ParamSpec, ToolSpec};
 pub use types::{Case, Field, WitType};

@@ -1,5 +1,13 @@
 //! The registry: every loaded tool under a unique name, and the resolution of a
 //! name a model sent to exactly one tool, or to a corrective error.
+//!
+//! Resolution, in order; only a unique match ever runs, a fuzzy match is only a hint:
+//! 1. the exact registered name;
+//! 2. the normalisation key (case, `_`, `-` and spaces ignored) of the name, matched
+//!    against each tool's unqualified name;
+//! 3. the same after stripping wrappers models add: `functions.`, `default_api.`,
+//!    `tools.`, `tool.`, `mcp__<server>__`, or a `<component>/` / `<component>.`
+//!    qualifier (which also restricts the match to that component).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -16,7 +24,7 @@ pub struct ToolRef {
     pub tool: usize,
 }
 
-/// A name resolved to a tool; `repaired` says how when the name was not exact.
+/// A name resolved to a tool; `repaired_from` says what was sent when it was not exact.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resolved {
     /// The tool.
@@ -27,20 +35,24 @@ pub struct Resolved {
     pub repaired_from: Option<String>,
 }
 
-/// Registered tools by name, with the indexes resolution needs.
-#[derive(Debug, Default)]
+/// Prefixes models put before a tool's name.
+const WRAPPERS: [&str; 4] = ["functions.", "default_api.", "tools.", "tool."];
+
+/// How many wrappers may be stripped from one name.
+const MAX_WRAPPERS: usize = 3;
+
+/// Registered tools by name, with the index resolution needs.
+#[derive(Debug, Clone, Default)]
 pub struct Registry {
     /// Specs by registered name, sorted.
     specs: BTreeMap<String, (ToolSpec, ToolRef)>,
-    /// Normalised key → registered names sharing it.
+    /// Normalised unqualified name → registered names sharing it.
     by_key: HashMap<String, Vec<String>>,
-    /// Bare names exported by several components → their qualified names.
-    ambiguous: HashMap<String, Vec<String>>,
 }
 
 impl Registry {
     /// Builds a registry. A name exported by several components is registered under
-    /// `<component>/<name>` for each, and the bare name is ambiguous.
+    /// `<component>/<name>` for each, so the bare name is ambiguous.
     pub fn new(tools: impl IntoIterator<Item = (ToolSpec, ToolRef)>) -> Registry {
         let mut by_bare: BTreeMap<String, Vec<(ToolSpec, ToolRef)>> = BTreeMap::new();
         for (spec, tool) in tools {
@@ -48,17 +60,11 @@ impl Registry {
         }
         let mut registry = Registry::default();
         for (bare, entries) in by_bare {
-            if entries.len() > 1 {
-                let mut qualified = Vec::new();
-                for (mut spec, tool) in entries {
+            let qualify = entries.len() > 1;
+            for (mut spec, tool) in entries {
+                if qualify {
                     spec.name = format!("{}/{}", spec.component, bare);
-                    qualified.push(spec.name.clone());
-                    registry.insert(spec, tool);
                 }
-                qualified.sort();
-                registry.ambiguous.insert(bare, qualified);
-            } else {
-                let (spec, tool) = entries.into_iter().next().expect("one entry");
                 registry.insert(spec, tool);
             }
         }
@@ -66,8 +72,26 @@ impl Registry {
     }
 
     fn insert(&mut self, spec: ToolSpec, tool: ToolRef) {
-        self.by_key.entry(normalise(&spec.name)).or_default().push(spec.name.clone());
+        let key = normalise(unqualified(&spec.name));
+        let names = self.by_key.entry(key).or_default();
+        names.push(spec.name.clone());
+        names.sort();
         self.specs.insert(spec.name.clone(), (spec, tool));
+    }
+
+    /// The registry restricted to `names`; each name must be a registered name or
+    /// repair to exactly one (see [`Registry::resolve`]).
+    pub fn subset<S: AsRef<str>>(&self, names: &[S]) -> Result<Registry, ToolsetError> {
+        let mut subset = Registry::default();
+        for name in names {
+            let name = name.as_ref();
+            let resolved = self.resolve(name).map_err(|error| ToolsetError::from_resolution(name, error))?;
+            let (spec, tool) = &self.specs[&resolved.name];
+            if !subset.specs.contains_key(&spec.name) {
+                subset.insert(spec.clone(), *tool);
+            }
+        }
+        Ok(subset)
     }
 
     /// Every tool's spec, sorted by name.
@@ -85,34 +109,135 @@ impl Registry {
         self.specs.keys().cloned().collect()
     }
 
-    /// Resolves a model-sent name: exact, then unique after normalisation.
+    /// Resolves a model-sent name to exactly one tool, or says why it cannot.
     pub fn resolve(&self, name: &str) -> Result<Resolved, ToolError> {
         if let Some((_, tool)) = self.specs.get(name) {
             return Ok(Resolved { tool: *tool, name: name.to_string(), repaired_from: None });
         }
-        if let Some(candidates) = self.ambiguous.get(name) {
-            return Err(ToolError::AmbiguousTool { name: name.to_string(), candidates: candidates.clone() });
-        }
-        let key = normalise(name);
-        let mut candidates: Vec<String> = self.by_key.get(&key).cloned().unwrap_or_default();
-        candidates.extend(self.ambiguous.iter().filter(|(bare, _)| normalise(bare) == key).flat_map(|(_, q)| q.clone()));
-        candidates.sort();
-        candidates.dedup();
-        match candidates.as_slice() {
-            [one] if !key.is_empty() => {
-                tracing::debug!("Self-repaired tool name '{name}' -> '{one}'");
-                let (_, tool) = &self.specs[one];
-                Ok(Resolved { tool: *tool, name: one.clone(), repaired_from: Some(name.to_string()) })
+        let mut current = name;
+        for _ in 0..=MAX_WRAPPERS {
+            match self.by_normalised_key(current, None) {
+                Match::One(registered) => return Ok(self.repaired(name, registered)),
+                Match::Several(candidates) => {
+                    return Err(ToolError::AmbiguousTool { name: name.to_string(), candidates });
+                }
+                Match::None => {}
             }
-            [] | [_] => Err(self.unknown(name)),
-            _ => Err(ToolError::AmbiguousTool { name: name.to_string(), candidates }),
+            if let Some((component, rest)) = self.component_qualifier(current) {
+                match self.by_normalised_key(rest, Some(component)) {
+                    Match::One(registered) => return Ok(self.repaired(name, registered)),
+                    Match::Several(candidates) => {
+                        return Err(ToolError::AmbiguousTool { name: name.to_string(), candidates });
+                    }
+                    Match::None => {}
+                }
+            }
+            match strip_wrapper(current) {
+                Some(rest) => current = rest,
+                None => break,
+            }
+        }
+        Err(self.unknown(name, current))
+    }
+
+    fn repaired(&self, sent: &str, registered: String) -> Resolved {
+        tracing::debug!("Self-repaired tool name '{sent}' -> '{registered}'");
+        let (_, tool) = &self.specs[&registered];
+        Resolved { tool: *tool, name: registered, repaired_from: Some(sent.to_string()) }
+    }
+
+    /// Tools whose unqualified name has the same normalisation key as `name`,
+    /// optionally only those of one component.
+    fn by_normalised_key(&self, name: &str, component: Option<&str>) -> Match {
+        let key = normalise(name);
+        if key.is_empty() {
+            return Match::None;
+        }
+        let candidates: Vec<String> = self
+            .by_key
+            .get(&key)
+            .into_iter()
+            .flatten()
+            .filter(|registered| component.is_none_or(|c| self.specs[*registered].0.component == c))
+            .cloned()
+            .collect();
+        match candidates.len() {
+            0 => Match::None,
+            1 => Match::One(candidates.into_iter().next().expect("one")),
+            _ => Match::Several(candidates),
         }
     }
 
-    /// The corrective error for a name that matches no tool.
-    pub fn unknown(&self, name: &str) -> ToolError {
+    /// Splits `<component>/<rest>` or `<component>.<rest>` when the head names a
+    /// component of a registered tool (compared by normalisation key).
+    fn component_qualifier<'a>(&self, name: &'a str) -> Option<(&str, &'a str)> {
+        let (head, rest) = name.split_once(['/', '.'])?;
+        let head = normalise(head);
+        let component = self.specs.values().map(|(spec, _)| spec.component.as_str()).find(|c| normalise(c) == head)?;
+        Some((component, rest))
+    }
+
+    /// The corrective error for a name that matches no tool; the hint is computed
+    /// from `stripped`, the name without the wrappers that were recognised.
+    pub fn unknown(&self, name: &str, stripped: &str) -> ToolError {
         let available_tools = self.names();
-        let suggestion = crate::suggest::nearest(name, &available_tools);
+        let suggestion = crate::suggest::nearest(stripped, &available_tools);
         ToolError::UnknownTool { name: name.to_string(), suggestion, available_tools }
+    }
+}
+
+enum Match {
+    None,
+    One(String),
+    Several(Vec<String>),
+}
+
+/// `units/convert` → `convert`.
+fn unqualified(name: &str) -> &str {
+    name.rsplit('/').next().unwrap_or(name)
+}
+
+/// One wrapper removed from the front of `name`, if it has one.
+fn strip_wrapper(name: &str) -> Option<&str> {
+    for wrapper in WRAPPERS {
+        if name.len() > wrapper.len() && name.is_char_boundary(wrapper.len()) && name[..wrapper.len()].eq_ignore_ascii_case(wrapper) {
+            return Some(&name[wrapper.len()..]);
+        }
+    }
+    let after_mcp = name.strip_prefix("mcp__")?;
+    let (_server, rest) = after_mcp.split_once("__")?;
+    (!rest.is_empty()).then_some(rest)
+}
+
+/// Why a toolset could not be built from a list of names.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolsetError {
+    /// A listed name matches no tool.
+    #[error("Unknown tool '{name}'.{}", .suggestion.as_ref().map(|s| format!(" Did you mean '{s}'?")).unwrap_or_default())]
+    UnknownTool {
+        /// The name as listed.
+        name: String,
+        /// The nearest tool name, if any is close.
+        suggestion: Option<String>,
+    },
+    /// A listed name matches several tools.
+    #[error("Tool '{name}' is ambiguous: it matches {}; list one of them by its exact name.", crate::names::python_list(.candidates))]
+    AmbiguousTool {
+        /// The name as listed.
+        name: String,
+        /// Every matching tool.
+        candidates: Vec<String>,
+    },
+}
+
+impl ToolsetError {
+    fn from_resolution(name: &str, error: ToolError) -> ToolsetError {
+        match error {
+            ToolError::AmbiguousTool { candidates, .. } => ToolsetError::AmbiguousTool { name: name.to_string(), candidates },
+            ToolError::UnknownTool { suggestion, .. } => ToolsetError::UnknownTool { name: name.to_string(), suggestion },
+            // `resolve` fails with nothing else.
+            _ => ToolsetError::UnknownTool { name: name.to_string(), suggestion: None },
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! What the host knows about one tool: its names, description, parameters and result.
 
+use crate::error::ExpectedParameters;
 use crate::types::WitType;
 
 /// One tool: an exported WIT function, as the model sees it.
@@ -43,6 +44,14 @@ impl ToolSpec {
     /// Names of the required parameters, in order.
     pub fn required_params(&self) -> Vec<&str> {
         self.params.iter().filter(|p| p.required()).map(|p| p.name.as_str()).collect()
+    }
+
+    /// The required and optional parameter names, for an arguments error.
+    pub fn expected_parameters(&self) -> ExpectedParameters {
+        ExpectedParameters {
+            required: self.required_params().into_iter().map(str::to_string).collect(),
+            optional: self.optional_params().into_iter().map(str::to_string).collect(),
+        }
     }
 
     /// Names of the optional parameters, in order.

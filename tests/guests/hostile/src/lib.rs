@@ -58,6 +58,20 @@ impl Guest for Hostile {
         std::fs::write(&path, contents).map_err(|e| format!("{path}: {e}"))
     }
 
+    #[allow(unconditional_recursion)]
+    fn recurse(depth: u64) -> u64 {
+        std::hint::black_box(Self::recurse(std::hint::black_box(depth + 1))) + 1
+    }
+
+    fn read_out_of_bounds() -> u8 {
+        // SAFETY: none; trapping on this read is the point of the tool.
+        unsafe { std::ptr::read_volatile(std::hint::black_box(0xFFFF_FFF0usize) as *const u8) }
+    }
+
+    fn fail_structured(code: u32) -> Result<String, Failure> {
+        Err(Failure { code, reason: "the structured failure asked for".into() })
+    }
+
     fn big_string(length: u32) -> String {
         "x".repeat(length as usize)
     }
