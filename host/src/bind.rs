@@ -323,7 +323,8 @@ fn snake_list(names: &[String]) -> String {
 pub fn expected_words(ty: &WitType) -> String {
     match ty {
         WitType::Bool => "a boolean (true or false)".into(),
-        WitType::F32 | WitType::F64 => "a number".into(),
+        WitType::F32 => "a number of magnitude at most 3.4e38".into(),
+        WitType::F64 => "a number".into(),
         WitType::Char => "a single character (a string of length 1)".into(),
         WitType::String => "a string".into(),
         WitType::List(item) => format!("an array whose items are each {}", expected_words(item)),

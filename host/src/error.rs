@@ -179,20 +179,20 @@ impl ToolError {
 #[non_exhaustive]
 pub enum LoadError {
     /// The plugin folder could not be read.
-    #[error("cannot read the plugin folder {}: {source}", .path.display())]
+    #[error("cannot read the plugin folder {}: {error}", .path.display())]
     PluginDir {
         /// The folder.
         path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
+        /// The underlying error (already in the message, so not a `source`).
+        error: std::io::Error,
     },
     /// A file could not be read.
-    #[error("cannot read {}: {source}", .path.display())]
+    #[error("cannot read {}: {error}", .path.display())]
     Read {
         /// The file.
         path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
+        /// The underlying error (already in the message, so not a `source`).
+        error: std::io::Error,
     },
     /// A file is not a component wasmtime can compile, or it cannot be linked.
     #[error("{}: {reason}", .path.display())]

@@ -11,6 +11,7 @@ use crate::arguments::{ArgumentsError, parse as parse_arguments};
 use crate::bind::bind_arguments;
 use crate::cache::{self, Cache};
 use crate::error::{LoadError, ToolError};
+use crate::formats::ToolFormat;
 use crate::invoke::{Target, invoke};
 use crate::loader::{LoadReport, LoadedComponent, load_all, wasm_files};
 use crate::registry::{Registry, ToolRef, ToolsetError};
@@ -69,8 +70,11 @@ enum CacheSetting {
     Off,
 }
 
+/// Called after each component loads: (done, total, component file name).
+type Progress = Arc<dyn Fn(usize, usize, &str) + Send + Sync>;
+
 /// Configures and builds a [`Host`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct HostBuilder {
     plugin_dirs: Vec<PathBuf>,
     files: Vec<PathBuf>,
@@ -78,6 +82,7 @@ pub struct HostBuilder {
     limits: Limits,
     component_limits: HashMap<String, Limits>,
     grants: HashMap<String, Grants>,
+    progress: Option<Progress>,
 }
 
 impl Host {
@@ -90,6 +95,7 @@ impl Host {
             limits: Limits::default(),
             component_limits: HashMap::new(),
             grants: HashMap::new(),
+            progress: None,
         }
     }
 
@@ -117,6 +123,11 @@ impl Host {
     pub fn toolset<S: AsRef<str>>(&self, names: &[S]) -> Result<Host, ToolsetError> {
         let registry = self.registry.subset(names)?;
         Ok(Host { inner: self.inner.clone(), registry: Arc::new(registry) })
+    }
+
+    /// Every active tool's definition in a model provider's format, as a JSON array.
+    pub fn tool_definitions(&self, format: ToolFormat) -> Value {
+        Value::Array(self.registry.specs().map(|spec| spec.definition(format)).collect())
     }
 
     /// What loading did: components loaded (compiled or cached) and warnings.
@@ -290,6 +301,13 @@ impl HostBuilder {
         self
     }
 
+    /// Calls `progress(done, total, file_name)` as each component finishes loading
+    /// (for a progress bar; compiling many components takes a while).
+    pub fn on_progress(mut self, progress: impl Fn(usize, usize, &str) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(progress));
+        self
+    }
+
     /// Loads the components. Fails only when a plugin folder or a named file cannot be
     /// read; a bad component is skipped with a warning in [`Host::load_report`].
     pub fn build(self) -> Result<Host, LoadError> {
@@ -299,7 +317,7 @@ impl HostBuilder {
             if !path.is_file() {
                 return Err(LoadError::Read {
                     path: path.clone(),
-                    source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+                    error: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
                 });
             }
         }
@@ -311,7 +329,7 @@ impl HostBuilder {
             CacheSetting::Dir(dir) => Some(Cache::new(dir.clone(), runtime.engine())),
             CacheSetting::Off => None,
         };
-        let (components, report) = load_all(&runtime, &files, cache.as_ref());
+        let (components, report) = load_all(&runtime, &files, cache.as_ref(), self.progress.as_deref());
         let settings = components.iter().map(|c| self.settings_for(c)).collect();
         let registry = Registry::new(components.iter().enumerate().flat_map(|(component, loaded)| {
             loaded.tools.iter().enumerate().map(move |(tool, found)| (found.spec.clone(), ToolRef { component, tool }))

@@ -59,6 +59,13 @@ pub fn introspect(engine: &Engine, component_name: &str, component: &Component, 
     found
 }
 
+/// A one-line description from the signature, for a function without docs.
+fn generated_description(spec: &ToolSpec) -> String {
+    let params: Vec<String> = spec.params.iter().map(|p| format!("{}: {}", p.name, p.ty)).collect();
+    let result = spec.result.as_ref().map(|r| format!(" -> {r}")).unwrap_or_default();
+    format!("Calls `{}({}){result}` in the {} component (it has no description).", spec.wit_name, params.join(", "), spec.component)
+}
+
 /// Exports that belong to the platform rather than to the tool author (`wasi:*`).
 fn is_plumbing(export_name: &str) -> bool {
     export_name.starts_with("wasi:")
@@ -98,7 +105,7 @@ impl Introspection {
                 ty,
             })
             .collect();
-        let spec = ToolSpec {
+        let mut spec = ToolSpec {
             name,
             component: component.to_string(),
             interface: interface.map(str::to_string),
@@ -107,6 +114,9 @@ impl Introspection {
             params,
             result,
         };
+        if spec.description.is_empty() {
+            spec.description = generated_description(&spec);
+        }
         self.tools.push(FoundTool { spec, export });
     }
 }

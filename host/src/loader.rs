@@ -63,7 +63,7 @@ impl LoadReport {
 
 /// The `*.wasm` files of a folder, sorted.
 pub fn wasm_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
-    let entries = fs::read_dir(dir).map_err(|source| LoadError::PluginDir { path: dir.to_path_buf(), source })?;
+    let entries = fs::read_dir(dir).map_err(|error| LoadError::PluginDir { path: dir.to_path_buf(), error })?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|path| path.extension().is_some_and(|ext| ext == "wasm"))
@@ -73,9 +73,15 @@ pub fn wasm_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
 }
 
 /// Loads every file, compiling in parallel; failures become warnings in the report.
-pub fn load_all(runtime: &Runtime, files: &[PathBuf], cache: Option<&Cache>) -> (Vec<LoadedComponent>, LoadReport) {
+pub fn load_all(
+    runtime: &Runtime,
+    files: &[PathBuf],
+    cache: Option<&Cache>,
+    progress: Option<&(dyn Fn(usize, usize, &str) + Send + Sync)>,
+) -> (Vec<LoadedComponent>, LoadReport) {
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(files.len().max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
+    let finished = std::sync::atomic::AtomicUsize::new(0);
     let outcomes: Vec<(usize, Result<(LoadedComponent, ComponentLoad, Vec<String>), LoadError>)> =
         std::thread::scope(|scope| {
             let handles: Vec<_> = (0..workers)
@@ -86,6 +92,11 @@ pub fn load_all(runtime: &Runtime, files: &[PathBuf], cache: Option<&Cache>) -> 
                             let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                             let Some(path) = files.get(index) else { break };
                             done.push((index, load_file(runtime, path, cache)));
+                            let finished = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                            if let Some(progress) = progress {
+                                let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+                                progress(finished, files.len(), &name);
+                            }
                         }
                         done
                     })
@@ -122,7 +133,7 @@ pub fn load_file(
 ) -> Result<(LoadedComponent, ComponentLoad, Vec<String>), LoadError> {
     let started = Instant::now();
     let bad = |reason: String| LoadError::Component { path: path.to_path_buf(), reason };
-    let bytes = fs::read(path).map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
+    let bytes = fs::read(path).map_err(|error| LoadError::Read { path: path.to_path_buf(), error })?;
     check_is_component(&bytes).map_err(|reason| bad(reason.to_string()))?;
     let manifest = Manifest::read_beside(path).map_err(bad)?;
 

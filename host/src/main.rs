@@ -1,11 +1,13 @@
 //! The `toolhost` command: a thin face over the library.
 
-use std::path::PathBuf;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context;
-use clap::{Parser, Subcommand};
-use toolhost::{Host, ToolSpec};
+use anyhow::{Context, bail};
+use clap::{Args, Parser, Subcommand};
+use serde_json::Value;
+use toolhost::{Dispatch, Host, ToolFormat, ToolSpec};
 
 /// Run an AI agent's tools as sandboxed WebAssembly components.
 #[derive(Parser)]
@@ -15,24 +17,58 @@ struct Cli {
     command: Command,
 }
 
+/// Where the components are.
+#[derive(Args)]
+struct Plugins {
+    /// The plugin folder: every `*.wasm` component in it is loaded.
+    #[arg(long, env = "TOOLHOST_PLUGINS", default_value = "plugins", global = true)]
+    plugins: PathBuf,
+}
+
 #[derive(Subcommand)]
 enum Command {
-    /// Lists every tool in the plugin folder with its parameters and description.
+    /// Lists every tool: name, component, parameters and description.
     List {
-        /// The plugin folder.
-        #[arg(long, env = "TOOLHOST_PLUGINS", default_value = "plugins")]
-        plugins: PathBuf,
+        #[command(flatten)]
+        plugins: Plugins,
     },
-    /// Calls a tool and prints its result as JSON (or the corrective message).
+    /// Prints the tool definitions a model is given, in a provider's format.
+    Schema {
+        #[command(flatten)]
+        plugins: Plugins,
+        /// openai, openai-responses, anthropic or mcp.
+        #[arg(long, default_value = "openai")]
+        format: String,
+    },
+    /// Calls a tool as a model would; prints the result as JSON, or the corrective
+    /// message and exits with 1.
     Call {
-        /// The plugin folder.
-        #[arg(long, env = "TOOLHOST_PLUGINS", default_value = "plugins")]
-        plugins: PathBuf,
+        #[command(flatten)]
+        plugins: Plugins,
         /// The tool's name, as a model would send it.
         name: String,
-        /// The arguments, as a JSON object.
+        /// The arguments, as the JSON text a model would send.
         #[arg(default_value = "{}")]
         arguments: String,
+    },
+    /// Shows what the host makes of one component: its tools and any warnings.
+    Check {
+        /// The component file.
+        file: PathBuf,
+    },
+    /// Replays recorded model tool calls (JSON lines) and shows what the host did
+    /// with each and what the model gets back.
+    Replay {
+        #[command(flatten)]
+        plugins: Plugins,
+        /// The transcript: one call a line, `{"name": …, "arguments": …}` (OpenAI and
+        /// Anthropic tool-call objects are read too).
+        transcript: PathBuf,
+    },
+    /// Serves the tools over MCP on stdin/stdout.
+    Serve {
+        #[command(flatten)]
+        plugins: Plugins,
     },
 }
 
@@ -42,6 +78,7 @@ fn main() -> ExitCode {
             tracing_subscriber::EnvFilter::try_from_env("TOOLHOST_LOG").unwrap_or_else(|_| "error".into()),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
     match run(Cli::parse()) {
         Ok(code) => code,
@@ -55,15 +92,22 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::List { plugins } => {
-            let host = load(&plugins)?;
-            print_table(&host.tools().into_iter().cloned().collect::<Vec<_>>());
+            let host = load(&plugins.plugins)?;
+            print_tools(&host.tools());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Schema { plugins, format } => {
+            let Some(format) = ToolFormat::from_name(&format) else {
+                let names: Vec<&str> = ToolFormat::ALL.iter().map(|f| f.name()).collect();
+                bail!("unknown format '{format}': use one of {}", names.join(", "));
+            };
+            let host = load(&plugins.plugins)?;
+            println!("{}", serde_json::to_string_pretty(&host.tool_definitions(format))?);
             Ok(ExitCode::SUCCESS)
         }
         Command::Call { plugins, name, arguments } => {
-            let arguments: serde_json::Value =
-                serde_json::from_str(&arguments).context("the arguments are not valid JSON")?;
-            let host = load(&plugins)?;
-            let dispatch = host.dispatch(&name, &arguments);
+            let host = load(&plugins.plugins)?;
+            let dispatch = host.dispatch_text(&name, &arguments);
             if let (Some(from), Some(tool)) = (&dispatch.repaired_from, &dispatch.tool) {
                 eprintln!("repaired tool name '{from}' -> '{tool}'");
             }
@@ -78,19 +122,66 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             }
         }
+        Command::Check { file } => check(&file),
+        Command::Replay { plugins, transcript } => {
+            let text = std::fs::read_to_string(&transcript)
+                .with_context(|| format!("cannot read the transcript {}", transcript.display()))?;
+            let host = load(&plugins.plugins)?;
+            replay(&host, &text)
+        }
+        Command::Serve { plugins } => {
+            let host = load(&plugins.plugins)?;
+            let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+            runtime.block_on(toolhost::mcp::serve_stdio(host))?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
-fn load(plugins: &PathBuf) -> anyhow::Result<Host> {
-    let host = Host::builder().plugin_dir(plugins).build()?;
+/// Loads a plugin folder, with a progress bar on a terminal, and prints the warnings.
+fn load(plugins: &Path) -> anyhow::Result<Host> {
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("loading {pos}/{len} components {wide_bar} {msg}")
+                .expect("valid template"),
+        );
+        bar
+    });
+    let mut builder = Host::builder().plugin_dir(plugins);
+    if let Some(bar) = bar.clone() {
+        builder = builder.on_progress(move |done, total, name| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            bar.set_message(name.to_string());
+        });
+    }
+    let host = builder.build()?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     for warning in &host.load_report().warnings {
         eprintln!("warning: {warning}");
     }
     Ok(host)
 }
 
-/// Prints one block per tool: name, component, parameters, description.
-fn print_table(tools: &[ToolSpec]) {
+fn check(file: &Path) -> anyhow::Result<ExitCode> {
+    let host = Host::builder().component_file(file).build()?;
+    let report = host.load_report();
+    for warning in &report.warnings {
+        println!("warning: {warning}");
+    }
+    if host.tools().is_empty() {
+        println!("{}: no usable tools", file.display());
+        return Ok(ExitCode::FAILURE);
+    }
+    print_tools(&host.tools());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One block per tool: name, component, parameters, first paragraph of the description.
+fn print_tools(tools: &[&ToolSpec]) {
     for tool in tools {
         let params: Vec<String> = tool
             .params
@@ -106,4 +197,66 @@ fn print_table(tools: &[ToolSpec]) {
         }
     }
     println!("{} tools", tools.len());
+}
+
+/// One recorded call: the name and the arguments (a JSON value or the model's text).
+struct RecordedCall {
+    name: String,
+    arguments: Value,
+    note: Option<String>,
+}
+
+/// Reads a transcript line: `{"name", "arguments"}`, an OpenAI tool call
+/// (`{"function": {"name", "arguments": "<text>"}}`) or an Anthropic `tool_use` (`{"name", "input"}`).
+fn recorded_call(line: &str) -> anyhow::Result<RecordedCall> {
+    let value: Value = serde_json::from_str(line).context("the line is not JSON")?;
+    let call = value.get("function").unwrap_or(&value);
+    let name = call.get("name").and_then(Value::as_str).context("the call has no \"name\"")?;
+    let arguments = call.get("arguments").or_else(|| call.get("input")).cloned().unwrap_or(Value::Null);
+    let note = value.get("note").and_then(Value::as_str).map(str::to_string);
+    Ok(RecordedCall { name: name.to_string(), arguments, note })
+}
+
+fn replay(host: &Host, transcript: &str) -> anyhow::Result<ExitCode> {
+    let (mut ran, mut rejected) = (0, 0);
+    for (number, line) in transcript.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let call = recorded_call(line).with_context(|| format!("transcript line {}", number + 1))?;
+        let shown_arguments = match &call.arguments {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        println!();
+        if let Some(note) = &call.note {
+            println!("# {note}");
+        }
+        println!("model calls   {} {shown_arguments}", call.name);
+        let dispatch = match &call.arguments {
+            Value::String(text) => host.dispatch_text(&call.name, text),
+            other => host.dispatch(&call.name, other),
+        };
+        println!("host          {}", what_the_host_did(&dispatch));
+        match &dispatch.result {
+            Ok(value) => {
+                ran += 1;
+                println!("model gets    {value}");
+            }
+            Err(error) => {
+                rejected += 1;
+                println!("model gets    {error}");
+            }
+        }
+    }
+    println!("\n{ran} calls ran, {rejected} came back with a corrective message");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn what_the_host_did(dispatch: &Dispatch) -> String {
+    let tool = dispatch.tool.as_deref().unwrap_or("?");
+    let ran = match (&dispatch.repaired_from, &dispatch.result) {
+        (Some(from), Ok(_)) => format!("repaired '{from}' -> '{tool}', ran it"),
+        (None, Ok(_)) => format!("ran '{tool}'"),
+        (Some(from), Err(e)) => format!("repaired '{from}' -> '{tool}'; {}", e.kind().replace('_', " ")),
+        (None, Err(e)) => e.kind().replace('_', " "),
+    };
+    ran
 }

@@ -19,8 +19,19 @@ pub fn normalise(name: &str) -> String {
 /// Renders names as a Python-style list, the inventory shape models already know:
 /// `['a', 'b']`.
 pub fn python_list<S: AsRef<str>>(names: &[S]) -> String {
-    let quoted: Vec<String> = names.iter().map(|n| format!("'{}'", n.as_ref())).collect();
-    format!("[{}]", quoted.join(", "))
+    let length: usize = names.iter().map(|n| n.as_ref().len() + 4).sum();
+    let mut list = String::with_capacity(length + 2);
+    list.push('[');
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            list.push_str(", ");
+        }
+        list.push('\'');
+        list.push_str(name.as_ref());
+        list.push('\'');
+    }
+    list.push(']');
+    list
 }
 
 #[cfg(test)]

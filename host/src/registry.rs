@@ -14,10 +14,11 @@ use std::collections::{BTreeMap, HashMap};
 use crate::error::ToolError;
 use crate::names::normalise;
 use crate::spec::ToolSpec;
+use crate::suggest::Candidates;
 
 /// Where a registered tool lives: the component's index and the tool's index in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ToolRef {
+pub(crate) struct ToolRef {
     /// Index of the component in the host's component list.
     pub component: usize,
     /// Index of the tool among the component's tools.
@@ -28,7 +29,7 @@ pub struct ToolRef {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resolved {
     /// The tool.
-    pub tool: ToolRef,
+    pub(crate) tool: ToolRef,
     /// The registered name that was run.
     pub name: String,
     /// `Some(original)` when the name the model sent was repaired.
@@ -48,12 +49,32 @@ pub struct Registry {
     specs: BTreeMap<String, (ToolSpec, ToolRef)>,
     /// Normalised unqualified name → registered names sharing it.
     by_key: HashMap<String, Vec<String>>,
+    /// The names prepared for the nearest-name hint.
+    hints: Candidates,
+    /// Normalised component name → component name.
+    components: HashMap<String, String>,
 }
 
 impl Registry {
+    /// A registry of specs alone, for resolving names without running anything.
+    ///
+    /// ```
+    /// use toolhost::{Registry, ToolSpec};
+    ///
+    /// let spec = |name: &str| ToolSpec {
+    ///     name: name.into(), component: "demo".into(), interface: None, wit_name: name.replace('_', "-"),
+    ///     description: String::new(), params: Vec::new(), result: None,
+    /// };
+    /// let registry = Registry::from_specs([spec("web_search"), spec("calculator")]);
+    /// assert_eq!(registry.resolve("WebSearch").map(|r| r.name), Ok("web_search".to_string()));
+    /// ```
+    pub fn from_specs(specs: impl IntoIterator<Item = ToolSpec>) -> Registry {
+        Registry::new(specs.into_iter().enumerate().map(|(tool, spec)| (spec, ToolRef { component: 0, tool })))
+    }
+
     /// Builds a registry. A name exported by several components is registered under
     /// `<component>/<name>` for each, so the bare name is ambiguous.
-    pub fn new(tools: impl IntoIterator<Item = (ToolSpec, ToolRef)>) -> Registry {
+    pub(crate) fn new(tools: impl IntoIterator<Item = (ToolSpec, ToolRef)>) -> Registry {
         let mut by_bare: BTreeMap<String, Vec<(ToolSpec, ToolRef)>> = BTreeMap::new();
         for (spec, tool) in tools {
             by_bare.entry(spec.name.clone()).or_default().push((spec, tool));
@@ -68,11 +89,13 @@ impl Registry {
                 registry.insert(spec, tool);
             }
         }
+        registry.hints = Candidates::new(&registry.names());
         registry
     }
 
     fn insert(&mut self, spec: ToolSpec, tool: ToolRef) {
         let key = normalise(unqualified(&spec.name));
+        self.components.insert(normalise(&spec.component), spec.component.clone());
         let names = self.by_key.entry(key).or_default();
         names.push(spec.name.clone());
         names.sort();
@@ -91,6 +114,7 @@ impl Registry {
                 subset.insert(spec.clone(), *tool);
             }
         }
+        subset.hints = Candidates::new(&subset.names());
         Ok(subset)
     }
 
@@ -113,6 +137,10 @@ impl Registry {
     pub fn resolve(&self, name: &str) -> Result<Resolved, ToolError> {
         if let Some((_, tool)) = self.specs.get(name) {
             return Ok(Resolved { tool: *tool, name: name.to_string(), repaired_from: None });
+        }
+        // `component__tool` is how a qualified name is shown to models (see `ToolSpec::model_name`).
+        if let Some((registered, (_, tool))) = name.split_once("__").and_then(|(c, t)| self.specs.get_key_value(&format!("{c}/{t}"))) {
+            return Ok(Resolved { tool: *tool, name: registered.clone(), repaired_from: None });
         }
         let mut current = name;
         for _ in 0..=MAX_WRAPPERS {
@@ -172,8 +200,7 @@ impl Registry {
     /// component of a registered tool (compared by normalisation key).
     fn component_qualifier<'a>(&self, name: &'a str) -> Option<(&str, &'a str)> {
         let (head, rest) = name.split_once(['/', '.'])?;
-        let head = normalise(head);
-        let component = self.specs.values().map(|(spec, _)| spec.component.as_str()).find(|c| normalise(c) == head)?;
+        let component = self.components.get(&normalise(head))?;
         Some((component, rest))
     }
 
@@ -181,7 +208,7 @@ impl Registry {
     /// from `stripped`, the name without the wrappers that were recognised.
     pub fn unknown(&self, name: &str, stripped: &str) -> ToolError {
         let available_tools = self.names();
-        let suggestion = crate::suggest::nearest(stripped, &available_tools);
+        let suggestion = self.hints.nearest(stripped);
         ToolError::UnknownTool { name: name.to_string(), suggestion, available_tools }
     }
 }

@@ -32,7 +32,8 @@ impl ToolSpec {
 pub fn type_schema(ty: &WitType) -> Value {
     match ty {
         WitType::Bool => json!({ "type": "boolean" }),
-        WitType::F32 | WitType::F64 => json!({ "type": "number" }),
+        WitType::F32 => json!({ "type": "number", "minimum": -f64::from(f32::MAX), "maximum": f64::from(f32::MAX) }),
+        WitType::F64 => json!({ "type": "number" }),
         WitType::Char => json!({ "type": "string", "minLength": 1, "maxLength": 1 }),
         WitType::String => json!({ "type": "string" }),
         WitType::List(item) => json!({ "type": "array", "items": type_schema(item) }),

@@ -46,6 +46,12 @@ impl ToolSpec {
         self.params.iter().filter(|p| p.required()).map(|p| p.name.as_str()).collect()
     }
 
+    /// Checks a model's arguments against the parameters, as a call would before
+    /// running the tool: names repaired, values coerced losslessly and type-checked.
+    pub fn check_arguments(&self, arguments: &serde_json::Value) -> Result<(), crate::ToolError> {
+        crate::bind::bind_arguments(self, arguments).map(drop)
+    }
+
     /// The required and optional parameter names, for an arguments error.
     pub fn expected_parameters(&self) -> ExpectedParameters {
         ExpectedParameters {

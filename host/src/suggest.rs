@@ -11,20 +11,78 @@ use crate::names::normalise;
 /// How similar two names must be for a hint.
 const CUTOFF: f64 = 0.5;
 
-/// The closest name to `name` among `candidates`, if any is close enough.
-pub fn nearest(name: &str, candidates: &[String]) -> Option<String> {
-    let sent = Name::new(name);
-    if sent.key.is_empty() {
-        return None;
+/// Candidate names prepared once, so that a hint over thousands of tools stays cheap:
+/// their words are kept once in a vocabulary, so each sent word is compared with each
+/// distinct word once per hint, not once per tool.
+#[derive(Debug, Clone, Default)]
+pub struct Candidates {
+    names: Vec<(String, Name)>,
+    /// Word ids of each name, parallel to `names`.
+    word_ids: Vec<Vec<usize>>,
+    vocabulary: Vec<Vec<char>>,
+}
+
+impl Candidates {
+    /// Prepares `names` (qualified names are compared by their tool part).
+    pub fn new<S: AsRef<str>>(names: &[S]) -> Candidates {
+        let mut candidates = Candidates::default();
+        let mut ids: std::collections::HashMap<Vec<char>, usize> = std::collections::HashMap::new();
+        for name in names {
+            let prepared = Name::new(bare(name.as_ref()));
+            let word_ids = prepared
+                .words
+                .iter()
+                .map(|word| {
+                    *ids.entry(word.clone()).or_insert_with(|| {
+                        candidates.vocabulary.push(word.clone());
+                        candidates.vocabulary.len() - 1
+                    })
+                })
+                .collect();
+            candidates.word_ids.push(word_ids);
+            candidates.names.push((name.as_ref().to_string(), prepared));
+        }
+        candidates
     }
-    candidates
-        .iter()
-        .map(|candidate| (sent.similarity(&Name::new(bare(candidate))), candidate))
-        .filter(|((best, _), _)| *best >= CUTOFF)
-        .max_by(|(a, name_a), (b, name_b)| {
-            a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)).then_with(|| name_b.cmp(name_a))
-        })
-        .map(|(_, candidate)| candidate.clone())
+
+    /// The closest candidate to `name`, if any is close enough.
+    pub fn nearest(&self, name: &str) -> Option<String> {
+        let sent = Name::new(name);
+        if sent.key.is_empty() {
+            return None;
+        }
+        let mut scratch = Vec::new();
+        // matches[w][v]: whether sent word w stands for vocabulary word v.
+        let matches: Vec<Vec<bool>> = sent
+            .words
+            .iter()
+            .map(|word| self.vocabulary.iter().map(|v| words_match(word, v, &mut scratch)).collect())
+            .collect();
+        // First the cheap measures for every candidate: the best of them is a floor
+        // the winner must reach, which lets the edit measure stop early or be skipped.
+        let cheap: Vec<(f64, f64)> = self
+            .names
+            .iter()
+            .zip(&self.word_ids)
+            .map(|((_, prepared), word_ids)| (sent.dice(prepared), word_similarity(&matches, word_ids)))
+            .collect();
+        let cheap_best = cheap.iter().map(|(dice, words)| dice.max(*words)).fold(CUTOFF, f64::max);
+        let mut best: Option<((f64, f64), &String)> = None;
+        for ((candidate, prepared), (dice, words)) in self.names.iter().zip(cheap) {
+            let floor = best.map_or(cheap_best, |((top, _), _)| top.max(cheap_best));
+            let Some(score) = sent.similarity(prepared, dice, words, floor, &mut scratch) else { continue };
+            let better = match best {
+                None => true,
+                Some((top, name)) => {
+                    score.0.total_cmp(&top.0).then(score.1.total_cmp(&top.1)).then_with(|| name.cmp(candidate)).is_gt()
+                }
+            };
+            if better {
+                best = Some((score, candidate));
+            }
+        }
+        best.map(|(_, candidate)| candidate.clone())
+    }
 }
 
 /// A qualified name's tool part: `units/convert` → `convert`.
@@ -32,25 +90,54 @@ fn bare(name: &str) -> &str {
     name.rsplit('/').next().unwrap_or(name)
 }
 
-/// A name prepared for comparison: its normalised key and its lower-case words.
+/// A name prepared for comparison: its normalised key (as characters), its
+/// sorted character bigrams, and its lower-case words.
+#[derive(Debug, Clone)]
 struct Name {
-    key: String,
-    words: Vec<String>,
+    key: Vec<char>,
+    /// The key's characters, sorted (for the bag-distance bound).
+    sorted: Vec<char>,
+    bigrams: Vec<(char, char)>,
+    words: Vec<Vec<char>>,
 }
 
 impl Name {
     fn new(name: &str) -> Name {
-        Name { key: normalise(name), words: words(name) }
+        let key: Vec<char> = normalise(name).chars().collect();
+        let mut bigrams: Vec<(char, char)> = key.windows(2).map(|w| (w[0], w[1])).collect();
+        bigrams.sort_unstable();
+        let mut sorted = key.clone();
+        sorted.sort_unstable();
+        Name { key, sorted, bigrams, words: words(name).iter().map(|w| w.chars().collect()).collect() }
     }
 
-    /// (the best of the three measures, their sum as a tie-breaker).
-    fn similarity(&self, other: &Name) -> (f64, f64) {
-        let measures = [
-            strsim::normalized_damerau_levenshtein(&self.key, &other.key),
-            strsim::sorensen_dice(&self.key, &other.key),
-            word_similarity(&self.words, &other.words),
-        ];
-        (measures.iter().copied().fold(0.0, f64::max), measures.iter().sum())
+    /// The Sørensen–Dice coefficient of the two names' bigrams.
+    fn dice(&self, other: &Name) -> f64 {
+        if self.bigrams.is_empty() || other.bigrams.is_empty() {
+            return 0.0;
+        }
+        2.0 * shared_bigrams(&self.bigrams, &other.bigrams) as f64 / (self.bigrams.len() + other.bigrams.len()) as f64
+    }
+
+    /// (the best of the three measures, their sum as a tie-breaker), or `None` when
+    /// the best cannot reach `floor` (the cutoff, or the best candidate so far): the
+    /// cheap measures and a bound on the edit measure are checked before computing it.
+    fn similarity(&self, other: &Name, dice: f64, words: f64, floor: f64, scratch: &mut Vec<usize>) -> Option<(f64, f64)> {
+        let shared = shared_bigrams(&self.bigrams, &other.bigrams);
+        // Bounds on the edit distance d: one edit (a swap included) breaks at most
+        // three bigrams, so d ≥ (longest − 1 − shared bigrams) / 3; and one edit
+        // changes at most one character on each side, so d ≥ the bag distance.
+        let longest = self.key.len().max(other.key.len()).max(1);
+        let from_bigrams = (longest - 1).saturating_sub(shared).div_ceil(3);
+        let from_bag = bag_distance(&self.sorted, &other.sorted);
+        let edit_bound = 1.0 - from_bigrams.max(from_bag) as f64 / longest as f64;
+        if dice.max(words).max(edit_bound) < floor {
+            return None;
+        }
+        // Below the floor the edit measure cannot decide anything: it may stop early.
+        let edit = edit_similarity(&self.key, &other.key, floor, scratch);
+        let best = edit.max(dice).max(words);
+        (best >= CUTOFF).then_some((best, edit + dice + words))
     }
 }
 
@@ -79,33 +166,124 @@ fn words(name: &str) -> Vec<String> {
     words
 }
 
-/// Dice coefficient over words, each sent word matching at most one candidate word.
-fn word_similarity(sent: &[String], candidate: &[String]) -> f64 {
-    if sent.is_empty() || candidate.is_empty() {
+/// 1 − (optimal string alignment distance / longer length): like Levenshtein, with
+/// an adjacent swap (`raed` → `read`) as one edit. Written here over prepared
+/// character slices and a reused scratch buffer, because strsim's versions take
+/// `&str` and allocate per call, which dominated hints over 10,000 tools.
+///
+/// Only values at or above `floor` are exact: once every path needs more edits than
+/// `floor` allows, the computation stops and returns a value below `floor`.
+fn edit_similarity(a: &[char], b: &[char], floor: f64, scratch: &mut Vec<usize>) -> f64 {
+    let longest = a.len().max(b.len());
+    if longest == 0 {
+        return 1.0;
+    }
+    let allowed = ((1.0 - floor) * longest as f64).floor() as usize;
+    // The distance is at least the length difference: skip pairs that cannot pass.
+    if a.len().abs_diff(b.len()) * 2 > longest {
+        return 1.0 - a.len().abs_diff(b.len()) as f64 / longest as f64;
+    }
+    let width = b.len() + 1;
+    if scratch.len() < 3 * width {
+        scratch.resize(3 * width, 0);
+    }
+    let (before, rest) = scratch[..3 * width].split_at_mut(width);
+    let (mut previous, mut current) = rest.split_at_mut(width);
+    let mut before = before;
+    for (j, cell) in previous.iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        current[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (previous[j] + 1).min(current[j - 1] + 1).min(previous[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(before[j - 2] + 1);
+            }
+            current[j] = best;
+        }
+        // Distances along a path never decrease by more than a swap's worth, so once
+        // two rows exceed the allowance the result is out of reach.
+        if current.iter().zip(previous.iter()).all(|(c, p)| *c > allowed && *p > allowed) {
+            return 1.0 - (allowed + 1) as f64 / longest as f64;
+        }
+        std::mem::swap(&mut before, &mut previous);
+        std::mem::swap(&mut previous, &mut current);
+    }
+    1.0 - previous[b.len()] as f64 / longest as f64
+}
+
+/// The larger number of characters either sorted list has that the other lacks: a
+/// lower bound on the edit distance of the strings they come from.
+fn bag_distance(a: &[char], b: &[char]) -> usize {
+    let (mut i, mut j, mut only_a, mut only_b) = (0, 0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                only_a += 1;
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                only_b += 1;
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    (only_a + a.len() - i).max(only_b + b.len() - j)
+}
+
+/// How many bigrams two sorted bigram lists share (a multiset intersection).
+fn shared_bigrams(a: &[(char, char)], b: &[(char, char)]) -> usize {
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    shared
+}
+
+/// Dice coefficient over words, each sent word matching at most one candidate word;
+/// `matches[w][v]` says whether sent word `w` matches vocabulary word `v`.
+fn word_similarity(matches: &[Vec<bool>], candidate: &[usize]) -> f64 {
+    if matches.is_empty() || candidate.is_empty() {
         return 0.0;
     }
-    let mut used = vec![false; candidate.len()];
+    let mut used = [false; 64];
+    let candidate = &candidate[..candidate.len().min(used.len())];
     let mut matched = 0;
-    for word in sent {
-        if let Some(i) = (0..candidate.len()).find(|&i| !used[i] && words_match(word, &candidate[i])) {
+    for sent_word in matches {
+        if let Some(i) = (0..candidate.len()).find(|&i| !used[i] && sent_word[candidate[i]]) {
             used[i] = true;
             matched += 1;
         }
     }
-    2.0 * f64::from(matched) / (sent.len() + candidate.len()) as f64
+    2.0 * f64::from(matched) / (matches.len() + candidate.len()) as f64
 }
 
 /// Whether a sent word stands for a candidate word: a small typo, a prefix, or an
 /// abbreviation that keeps the first letter and the order of letters.
-fn words_match(sent: &str, candidate: &str) -> bool {
+fn words_match(sent: &[char], candidate: &[char], scratch: &mut Vec<usize>) -> bool {
     sent == candidate
-        || strsim::normalized_damerau_levenshtein(sent, candidate) >= 0.75
         || (sent.len() >= 2 && (candidate.starts_with(sent) || is_abbreviation(sent, candidate)))
+        || (sent.len().abs_diff(candidate.len()) * 4 <= sent.len().max(candidate.len())
+            && edit_similarity(sent, candidate, 0.75, scratch) >= 0.75)
 }
 
-fn is_abbreviation(short: &str, long: &str) -> bool {
-    let mut long_chars = long.chars();
-    short.chars().next() == long.chars().next() && short.chars().all(|c| long_chars.any(|l| l == c))
+fn is_abbreviation(short: &[char], long: &[char]) -> bool {
+    let mut rest = long.iter();
+    short.first() == long.first() && short.iter().all(|c| rest.any(|l| l == c))
 }
 
 #[cfg(test)]
@@ -117,28 +295,30 @@ mod tests {
     #[test]
     fn words_split_on_separators_and_case() {
         assert_eq!(words("getWeather"), ["get", "weather"]);
+        assert_eq!(edit_similarity(&['r', 'a', 'e', 'd'], &['r', 'e', 'a', 'd'], 0.0, &mut Vec::new()), 0.75);
         assert_eq!(words("functions.get_weather"), ["functions", "get", "weather"]);
         assert_eq!(words("WEB-search"), ["web", "search"]);
     }
 
     #[test]
     fn nothing_is_suggested_for_unrelated_names() {
-        let tools = ["calculator".to_string(), "web_search".to_string()];
-        assert_eq!(nearest("totally_made_up_tool", &tools), None);
-        assert_eq!(nearest("", &tools), None);
-        assert_eq!(nearest("calc", &tools).as_deref(), Some("calculator"));
+        let tools = ["calculator", "web_search"];
+        let tools = Candidates::new(&tools);
+        assert_eq!(tools.nearest("totally_made_up_tool"), None);
+        assert_eq!(tools.nearest(""), None);
+        assert_eq!(tools.nearest("calc").as_deref(), Some("calculator"));
     }
 
     /// Every row: the same suggestion as difflib where difflib found the tool meant,
     /// the tool meant (or difflib's own answer) where it did not.
     #[test]
     fn suggestions_are_at_least_as_good_as_difflib() {
-        let tools: Vec<String> = TOOLS.iter().map(|t| t.to_string()).collect();
+        let tools = Candidates::new(&TOOLS);
         let mut ours_right = 0;
         let mut difflib_right = 0;
         let mut worse = Vec::new();
         for &(sent, meant, difflib) in ROWS {
-            let ours = nearest(sent, &tools);
+            let ours = tools.nearest(sent);
             ours_right += usize::from(ours.as_deref() == Some(meant));
             difflib_right += usize::from(difflib == Some(meant));
             let as_good = ours.as_deref() == Some(meant) || (difflib != Some(meant) && ours.as_deref() == difflib);

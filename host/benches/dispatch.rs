@@ -1,0 +1,132 @@
+//! Benchmarks of a call's path and of loading: `cargo bench -p toolhost`.
+//!
+//! Needs the guests built first (`scripts/build-guests.sh`). The trivial tool is the
+//! `echo` function of the `hostile` test guest (string in, string out).
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use serde_json::json;
+use toolhost::{Host, ParamSpec, Registry, ToolSpec, WitType};
+
+fn built(folder: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target").join(folder);
+    assert!(dir.is_dir(), "{} is missing: run scripts/build-guests.sh first", dir.display());
+    dir
+}
+
+fn echo_host() -> Host {
+    Host::builder()
+        .component_file(built("test-guests").join("hostile.wasm"))
+        .cache_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-cache"))
+        .build()
+        .expect("hostile loads")
+}
+
+fn dispatch(c: &mut Criterion) {
+    let host = echo_host();
+    let arguments = json!({"text": "hello"});
+    let mut group = c.benchmark_group("dispatch");
+    group.bench_function("exact", |b| b.iter(|| host.call("echo", &arguments).expect("echo")));
+    group.bench_function("repaired", |b| b.iter(|| host.call("Echo", &arguments).expect("echo")));
+    for tools in [10, 1_000, 10_000] {
+        let registry = synthetic_registry(tools);
+        group.bench_with_input(BenchmarkId::new("unknown", tools), &registry, |b, registry| {
+            b.iter(|| registry.resolve("fetch_wether_forcast").expect_err("unknown").to_string())
+        });
+    }
+    group.finish();
+}
+
+/// Registry entries with real-looking names, for the unknown-name hint at scale.
+fn synthetic_registry(count: usize) -> Registry {
+    const VERBS: [&str; 10] = ["get", "set", "list", "create", "delete", "update", "search", "fetch", "send", "run"];
+    const NOUNS: [&str; 10] = ["weather", "user", "file", "event", "email", "stock", "order", "ticket", "report", "note"];
+    Registry::from_specs((0..count).map(|i| {
+        let name = format!("{}_{}_{}", VERBS[i % 10], NOUNS[(i / 10) % 10], i / 100);
+        ToolSpec {
+            wit_name: name.replace('_', "-"),
+            name,
+            component: "synthetic".into(),
+            interface: None,
+            description: String::new(),
+            params: Vec::new(),
+            result: None,
+        }
+    }))
+}
+
+fn parallel(c: &mut Criterion) {
+    let host = echo_host();
+    let mut group = c.benchmark_group("dispatch/parallel");
+    group.throughput(Throughput::Elements(1));
+    for threads in [1, 2] {
+        group.bench_with_input(BenchmarkId::from_parameter(threads), &threads, |b, &threads| {
+            b.iter_custom(|iterations| calls_on_threads(&host, threads, iterations))
+        });
+    }
+    group.finish();
+}
+
+/// Time for `iterations` calls spread over `threads` threads.
+fn calls_on_threads(host: &Host, threads: u64, iterations: u64) -> Duration {
+    let arguments = json!({"text": "hello"});
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for t in 0..threads {
+            let share = iterations / threads + u64::from(t < iterations % threads);
+            let (host, arguments) = (host.clone(), &arguments);
+            scope.spawn(move || {
+                for _ in 0..share {
+                    host.call("echo", arguments).expect("echo");
+                }
+            });
+        }
+    });
+    started.elapsed()
+}
+
+fn bind(c: &mut Criterion) {
+    let item = WitType::Record(vec![
+        toolhost::Field { name: "name".into(), ty: WitType::String },
+        toolhost::Field { name: "count".into(), ty: WitType::U32 },
+        toolhost::Field { name: "tags".into(), ty: WitType::List(Box::new(WitType::String)) },
+        toolhost::Field { name: "score".into(), ty: WitType::Option(Box::new(WitType::F64)) },
+    ]);
+    let spec = ToolSpec {
+        name: "ingest".into(),
+        component: "synthetic".into(),
+        interface: None,
+        wit_name: "ingest".into(),
+        description: String::new(),
+        params: vec![ParamSpec { name: "items".into(), ty: WitType::List(Box::new(item)), description: None }],
+        result: None,
+    };
+    let items: Vec<_> =
+        (0..1000).map(|i| json!({"name": format!("item {i}"), "count": i, "tags": ["a", "b"], "score": 0.5})).collect();
+    let arguments = json!({ "items": items });
+    c.bench_function("bind/nested", |b| b.iter(|| spec.check_arguments(&arguments).expect("binds")));
+}
+
+fn load(c: &mut Criterion) {
+    let plugins = built("plugins");
+    let cache = tempfile::tempdir().expect("cache folder");
+    let mut group = c.benchmark_group("load");
+    group.sample_size(10);
+    group.bench_function("cold", |b| {
+        b.iter(|| Host::builder().plugin_dir(&plugins).no_cache().build().expect("loads"))
+    });
+    Host::builder().plugin_dir(&plugins).cache_dir(cache.path()).build().expect("fills the cache");
+    group.bench_function("warm", |b| {
+        b.iter(|| {
+            let host = Host::builder().plugin_dir(&plugins).cache_dir(cache.path()).build().expect("loads");
+            assert_eq!(host.load_report().compiled(), 0);
+            host
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, dispatch, parallel, bind, load);
+criterion_main!(benches);
