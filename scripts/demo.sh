@@ -1,24 +1,21 @@
 #!/usr/bin/env bash
-# The demo: builds the example tools, lists them as a model would see them, and makes
-# a few calls the way a model would, mistakes included.
+# The demo: builds the example tools, then replays examples/transcript.jsonl, a
+# model's tool calls with the usual mistakes, and shows what the host did with each
+# and what the model got back.
+#
+# The demo folder is the example tools plus three test guests that make the rest of
+# the story: two search tools whose names clash after normalisation, and a tool that
+# panics or loops (with a manifest giving it a 500 ms time limit).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 scripts/build-guests.sh
 cargo build --quiet --locked -p toolhost
-toolhost() { "$root/target/debug/toolhost" "$@" --plugins "$root/target/plugins"; }
 
-show() {
-    printf '\n$ toolhost call %s %s\n' "$1" "$2"
-    toolhost call "$1" "$2" || true
-}
+demo=$root/target/demo-plugins
+rm -rf "$demo" && mkdir -p "$demo"
+cp target/plugins/*.wasm "$demo/"
+cp target/test-guests/{peer-search,peer-weather,hostile}.wasm "$demo/"
+printf '[limits]\ntime_ms = 500\n' >"$demo/hostile.toml"
 
-echo
-echo "== The tools in target/plugins/ =="
-toolhost list
-echo
-echo "== Calls as a model makes them =="
-show evaluate '{"expression": "2 * (3 + 4) ^ 2"}'
-show Convert '{"value": 5, "from": "kilometer", "to": "mile", "precision": 3}'
-show evaluate '{"expression": "1 / 0"}'
-show evalute '{"expression": "1 + 1"}'
+"$root/target/debug/toolhost" replay examples/transcript.jsonl --plugins "$demo"
