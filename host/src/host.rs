@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::arguments::{ArgumentsError, parse as parse_arguments};
 use crate::bind::bind_arguments;
 use crate::cache::{self, Cache};
 use crate::error::{LoadError, ToolError};
@@ -206,7 +205,7 @@ impl Host {
         let arguments = match arguments {
             Arguments::Json(value) => value,
             Arguments::Text(text) => {
-                parsed = parse_arguments(text).map_err(|error| text_error(spec, error))?;
+                parsed = spec.parse_arguments(text)?;
                 &parsed
             }
         };
@@ -230,15 +229,6 @@ impl Host {
 enum Arguments<'a> {
     Json(&'a Value),
     Text(&'a str),
-}
-
-/// The corrective error for argument text that could not be read.
-fn text_error(spec: &ToolSpec, error: ArgumentsError) -> ToolError {
-    let problem = match error {
-        ArgumentsError::NotJson(why) => format!("The arguments for '{}' are not valid JSON: {why}.", spec.name),
-        ArgumentsError::DuplicateKey(key) => format!("Tool '{}' was called with parameter '{key}' twice.", spec.name),
-    };
-    ToolError::InvalidArguments { tool: spec.name.clone(), problem, expected_parameters: Some(spec.expected_parameters()) }
 }
 
 impl HostBuilder {

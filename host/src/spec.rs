@@ -52,6 +52,23 @@ impl ToolSpec {
         crate::bind::bind_arguments(self, arguments).map(drop)
     }
 
+    /// Reads argument text as a model wrote it: strict JSON, else repaired
+    /// conservatively; an error quotes where the text broke.
+    pub fn parse_arguments(&self, text: &str) -> Result<serde_json::Value, crate::ToolError> {
+        use crate::arguments::{ArgumentsError, parse};
+        parse(text).map_err(|error| {
+            let problem = match error {
+                ArgumentsError::NotJson(why) => format!("The arguments for '{}' are not valid JSON: {why}.", self.name),
+                ArgumentsError::DuplicateKey(key) => format!("Tool '{}' was called with parameter '{key}' twice.", self.name),
+            };
+            crate::ToolError::InvalidArguments {
+                tool: self.name.clone(),
+                problem,
+                expected_parameters: Some(self.expected_parameters()),
+            }
+        })
+    }
+
     /// The required and optional parameter names, for an arguments error.
     pub fn expected_parameters(&self) -> ExpectedParameters {
         ExpectedParameters {

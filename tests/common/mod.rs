@@ -41,6 +41,12 @@ pub fn example_host() -> Host {
     Host::builder().plugin_dir(plugins_dir()).cache_dir(test_cache_dir()).build().expect("example tools load")
 }
 
+/// One host over the example tools, shared by a test binary's tests.
+pub fn example_host_shared() -> &'static Host {
+    static HOST: std::sync::OnceLock<Host> = std::sync::OnceLock::new();
+    HOST.get_or_init(example_host)
+}
+
 /// The built file of one test guest.
 pub fn test_guest(name: &str) -> PathBuf {
     test_guests_dir().join(format!("{name}.wasm"))

@@ -72,6 +72,43 @@ impl Guest for Hostile {
         Err(Failure { code, reason: "the structured failure asked for".into() })
     }
 
+    fn allocate_huge(bytes: u64) -> u64 {
+        let block = vec![7u8; bytes as usize];
+        std::hint::black_box(&block);
+        block.len() as u64
+    }
+
+    fn shout(megabytes: u32) -> u32 {
+        use std::io::Write;
+        let chunk = vec![b'!'; 1 << 20];
+        for _ in 0..megabytes {
+            std::io::stdout().write_all(&chunk).expect("stdout takes the chunk");
+            std::io::stderr().write_all(&chunk).expect("stderr takes the chunk");
+        }
+        megabytes
+    }
+
+    fn big_list(count: u32) -> Vec<u32> {
+        (0..count).collect()
+    }
+
+    fn connect(address: String) -> Result<(), String> {
+        std::net::TcpStream::connect(&address).map(drop).map_err(|e| format!("connect {address}: {e}"))
+    }
+
+    fn resolve(host: String) -> Result<Vec<String>, String> {
+        use std::net::ToSocketAddrs;
+        (host.as_str(), 80)
+            .to_socket_addrs()
+            .map(|addresses| addresses.map(|a| a.ip().to_string()).collect())
+            .map_err(|e| format!("resolve {host}: {e}"))
+    }
+
+    fn count_calls() -> u32 {
+        static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
+    }
+
     fn big_string(length: u32) -> String {
         "x".repeat(length as usize)
     }
