@@ -45,22 +45,22 @@ fn schema_prints_each_providers_format() {
     };
     let keys = |v: &Value| -> Vec<String> { v.as_object().expect("object").keys().cloned().collect() };
     for tool in parse("openai") {
-        assert_eq!(keys(&tool), ["function", "type"]);
+        assert_eq!(keys(&tool), ["type", "function"]);
         assert_eq!(tool["type"], "function");
-        assert_eq!(keys(&tool["function"]), ["description", "name", "parameters"]);
+        assert_eq!(keys(&tool["function"]), ["name", "description", "parameters"]);
         assert_eq!(tool["function"]["parameters"]["type"], "object");
     }
     for tool in parse("openai-responses") {
-        assert_eq!(keys(&tool), ["description", "name", "parameters", "type"]);
+        assert_eq!(keys(&tool), ["type", "name", "description", "parameters"]);
     }
     for tool in parse("anthropic") {
-        assert_eq!(keys(&tool), ["description", "input_schema", "name"]);
+        assert_eq!(keys(&tool), ["name", "description", "input_schema"]);
         assert!(tool["name"].as_str().is_some_and(|n| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')));
     }
     let mcp = parse("mcp");
     assert_eq!(mcp.len(), 26);
     for tool in mcp {
-        assert_eq!(keys(&tool), ["description", "inputSchema", "name"]);
+        assert_eq!(keys(&tool), ["name", "description", "inputSchema"]);
         assert!(!tool["description"].as_str().unwrap_or("").is_empty());
     }
     let output = toolhost(&["schema", "--format", "yaml"]);

@@ -257,7 +257,7 @@ fn parameter_names_are_matched_across_case_and_separators() {
     }
     assert_eq!(
         message(first_run(), "web_search", json!({"query": "a", "Query": "b"})),
-        format!("Tool 'web_search' was called with parameter 'query' twice (as 'Query' and 'query'). {EXPECTED}")
+        format!("Tool 'web_search' was called with parameter 'query' twice (as 'query' and 'Query'). {EXPECTED}")
     );
 }
 

@@ -56,7 +56,7 @@ impl Candidates {
         let matches: Vec<Vec<bool>> = sent
             .words
             .iter()
-            .map(|word| self.vocabulary.iter().map(|v| words_match(word, v, &mut scratch)).collect())
+            .map(|word| self.vocabulary.iter().map(|v| words_match(word, v)).collect())
             .collect();
         // First the cheap measures for every candidate: the best of them is a floor
         // the winner must reach, which lets the edit measure stop early or be skipped.
@@ -168,8 +168,9 @@ fn words(name: &str) -> Vec<String> {
 
 /// 1 − (optimal string alignment distance / longer length): like Levenshtein, with
 /// an adjacent swap (`raed` → `read`) as one edit. Written here over prepared
-/// character slices and a reused scratch buffer, because strsim's versions take
-/// `&str` and allocate per call, which dominated hints over 10,000 tools.
+/// character slices, a reused scratch buffer and an early stop, because strsim's
+/// versions take `&str`, allocate per call and always finish, which dominated hints
+/// over 10,000 tools (words, compared once per distinct word, do use strsim).
 ///
 /// Only values at or above `floor` are exact: once every path needs more edits than
 /// `floor` allows, the computation stops and returns a value below `floor`.
@@ -272,13 +273,16 @@ fn word_similarity(matches: &[Vec<bool>], candidate: &[usize]) -> f64 {
     2.0 * f64::from(matched) / (matches.len() + candidate.len()) as f64
 }
 
-/// Whether a sent word stands for a candidate word: a small typo, a prefix, or an
-/// abbreviation that keeps the first letter and the order of letters.
-fn words_match(sent: &[char], candidate: &[char], scratch: &mut Vec<usize>) -> bool {
-    sent == candidate
-        || (sent.len() >= 2 && (candidate.starts_with(sent) || is_abbreviation(sent, candidate)))
-        || (sent.len().abs_diff(candidate.len()) * 4 <= sent.len().max(candidate.len())
-            && edit_similarity(sent, candidate, 0.75, scratch) >= 0.75)
+/// Whether a sent word stands for a candidate word: a small typo (strsim's optimal
+/// string alignment, so a swap counts once), a prefix, or an abbreviation that keeps
+/// the first letter and the order of letters. Computed once per distinct word.
+fn words_match(sent: &[char], candidate: &[char]) -> bool {
+    let typo = || {
+        let (a, b): (String, String) = (sent.iter().collect(), candidate.iter().collect());
+        let longest = sent.len().max(candidate.len()).max(1);
+        1.0 - strsim::osa_distance(&a, &b) as f64 / longest as f64 >= 0.75
+    };
+    sent == candidate || (sent.len() >= 2 && (candidate.starts_with(sent) || is_abbreviation(sent, candidate))) || typo()
 }
 
 fn is_abbreviation(short: &[char], long: &[char]) -> bool {
