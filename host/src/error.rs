@@ -41,8 +41,8 @@ pub enum ToolError {
         name: String,
         /// The nearest tool name, a hint only: it was not run.
         suggestion: Option<String>,
-        /// Every active tool name, sorted.
-        available_tools: Vec<String>,
+        /// Every active tool name, sorted (shared with the registry: cheap to clone).
+        available_tools: std::sync::Arc<[String]>,
     },
     /// Several active tools match the name after repair; none was run.
     #[error(
@@ -162,7 +162,7 @@ impl ToolError {
         let mut object = json!({ "error": self.to_string(), "kind": self.kind() });
         match self {
             ToolError::UnknownTool { available_tools, .. } => {
-                object["available_tools"] = json!(available_tools);
+                object["available_tools"] = json!(&**available_tools);
             }
             ToolError::AmbiguousTool { candidates, .. } => object["candidates"] = json!(candidates),
             ToolError::InvalidArguments { expected_parameters: Some(expected), .. } => {

@@ -51,6 +51,8 @@ pub struct Registry {
     by_key: HashMap<String, Vec<String>>,
     /// The names prepared for the nearest-name hint.
     hints: Candidates,
+    /// Every registered name, sorted, for the inventory in corrective messages.
+    inventory: std::sync::Arc<[String]>,
     /// Normalised component name → component name.
     components: HashMap<String, String>,
 }
@@ -89,8 +91,15 @@ impl Registry {
                 registry.insert(spec, tool);
             }
         }
-        registry.hints = Candidates::new(&registry.names());
+        registry.index_names();
         registry
+    }
+
+    /// Prepares the hint candidates and the inventory once the names are final.
+    fn index_names(&mut self) {
+        let names = self.names();
+        self.hints = Candidates::new(&names);
+        self.inventory = names.into();
     }
 
     fn insert(&mut self, spec: ToolSpec, tool: ToolRef) {
@@ -114,7 +123,7 @@ impl Registry {
                 subset.insert(spec.clone(), *tool);
             }
         }
-        subset.hints = Candidates::new(&subset.names());
+        subset.index_names();
         Ok(subset)
     }
 
@@ -207,9 +216,8 @@ impl Registry {
     /// The corrective error for a name that matches no tool; the hint is computed
     /// from `stripped`, the name without the wrappers that were recognised.
     pub fn unknown(&self, name: &str, stripped: &str) -> ToolError {
-        let available_tools = self.names();
         let suggestion = self.hints.nearest(stripped);
-        ToolError::UnknownTool { name: name.to_string(), suggestion, available_tools }
+        ToolError::UnknownTool { name: name.to_string(), suggestion, available_tools: self.inventory.clone() }
     }
 }
 

@@ -60,17 +60,17 @@ impl Candidates {
             .collect();
         // First the cheap measures for every candidate: the best of them is a floor
         // the winner must reach, which lets the edit measure stop early or be skipped.
-        let cheap: Vec<(f64, f64)> = self
+        let cheap: Vec<Cheap> = self
             .names
             .iter()
             .zip(&self.word_ids)
-            .map(|((_, prepared), word_ids)| (sent.dice(prepared), word_similarity(&matches, word_ids)))
+            .map(|((_, prepared), word_ids)| sent.cheap(prepared, word_similarity(&matches, word_ids)))
             .collect();
-        let cheap_best = cheap.iter().map(|(dice, words)| dice.max(*words)).fold(CUTOFF, f64::max);
+        let cheap_best = cheap.iter().map(|c| c.dice.max(c.words)).fold(CUTOFF, f64::max);
         let mut best: Option<((f64, f64), &String)> = None;
-        for ((candidate, prepared), (dice, words)) in self.names.iter().zip(cheap) {
+        for ((candidate, prepared), cheap) in self.names.iter().zip(cheap) {
             let floor = best.map_or(cheap_best, |((top, _), _)| top.max(cheap_best));
-            let Some(score) = sent.similarity(prepared, dice, words, floor, &mut scratch) else { continue };
+            let Some(score) = sent.similarity(prepared, &cheap, floor, &mut scratch) else { continue };
             let better = match best {
                 None => true,
                 Some((top, name)) => {
@@ -111,27 +111,33 @@ impl Name {
         Name { key, sorted, bigrams, words: words(name).iter().map(|w| w.chars().collect()).collect() }
     }
 
-    /// The Sørensen–Dice coefficient of the two names' bigrams.
-    fn dice(&self, other: &Name) -> f64 {
-        if self.bigrams.is_empty() || other.bigrams.is_empty() {
-            return 0.0;
-        }
-        2.0 * shared_bigrams(&self.bigrams, &other.bigrams) as f64 / (self.bigrams.len() + other.bigrams.len()) as f64
+    /// The measures that need no edit distance: bigram Dice, and the bigram bound
+    /// on the edit distance (one edit, a swap included, breaks at most three bigrams,
+    /// so d ≥ (longest − 1 − shared bigrams) / 3).
+    fn cheap(&self, other: &Name, words: f64) -> Cheap {
+        let shared = shared_bigrams(&self.bigrams, &other.bigrams);
+        let dice = if self.bigrams.is_empty() || other.bigrams.is_empty() {
+            0.0
+        } else {
+            2.0 * shared as f64 / (self.bigrams.len() + other.bigrams.len()) as f64
+        };
+        let longest = self.key.len().max(other.key.len()).max(1);
+        let edit_lower = (longest - 1).saturating_sub(shared).div_ceil(3);
+        Cheap { dice, words, longest, edit_lower }
     }
 
     /// (the best of the three measures, their sum as a tie-breaker), or `None` when
     /// the best cannot reach `floor` (the cutoff, or the best candidate so far): the
-    /// cheap measures and a bound on the edit measure are checked before computing it.
-    fn similarity(&self, other: &Name, dice: f64, words: f64, floor: f64, scratch: &mut Vec<usize>) -> Option<(f64, f64)> {
-        let shared = shared_bigrams(&self.bigrams, &other.bigrams);
-        // Bounds on the edit distance d: one edit (a swap included) breaks at most
-        // three bigrams, so d ≥ (longest − 1 − shared bigrams) / 3; and one edit
-        // changes at most one character on each side, so d ≥ the bag distance.
-        let longest = self.key.len().max(other.key.len()).max(1);
-        let from_bigrams = (longest - 1).saturating_sub(shared).div_ceil(3);
+    /// cheap measures and bounds on the edit measure are checked before computing it.
+    fn similarity(&self, other: &Name, cheap: &Cheap, floor: f64, scratch: &mut Vec<usize>) -> Option<(f64, f64)> {
+        let (dice, words, longest) = (cheap.dice, cheap.words, cheap.longest);
+        let bound = |d: usize| 1.0 - d as f64 / longest as f64;
+        if dice.max(words).max(bound(cheap.edit_lower)) < floor {
+            return None;
+        }
+        // One edit changes at most one character on each side: d ≥ the bag distance.
         let from_bag = bag_distance(&self.sorted, &other.sorted);
-        let edit_bound = 1.0 - from_bigrams.max(from_bag) as f64 / longest as f64;
-        if dice.max(words).max(edit_bound) < floor {
+        if dice.max(words).max(bound(from_bag)) < floor {
             return None;
         }
         // Below the floor the edit measure cannot decide anything: it may stop early.
@@ -139,6 +145,16 @@ impl Name {
         let best = edit.max(dice).max(words);
         (best >= CUTOFF).then_some((best, edit + dice + words))
     }
+}
+
+/// What the first pass learns of a candidate.
+struct Cheap {
+    dice: f64,
+    words: f64,
+    /// The longer key's length.
+    longest: usize,
+    /// A lower bound on the edit distance, from shared bigrams.
+    edit_lower: usize,
 }
 
 /// Splits on `_`, `-`, `.`, spaces and lower-to-upper case changes, lower-cased.
