@@ -12,7 +12,7 @@ use toolhost::{Host, Limits, ParamSpec, ToolError, ToolSpec, WitType};
 #[test]
 fn example_folder_yields_the_exact_tool_list() {
     let host = common::example_host();
-    let names: Vec<&str> = host.tools().iter().map(|t| t.name.as_str()).collect();
+    let names: Vec<String> = host.tools().into_iter().map(|t| t.name).collect();
     assert_eq!(
         names,
         [
@@ -32,7 +32,7 @@ fn example_folder_yields_the_exact_tool_list() {
     );
     assert_eq!(
         host.tool("convert"),
-        Some(&ToolSpec {
+        Some(ToolSpec {
             name: "convert".into(),
             component: "units".into(),
             interface: None,
@@ -56,7 +56,7 @@ fn example_folder_yields_the_exact_tool_list() {
     );
     assert_eq!(
         host.tool("slugify"),
-        Some(&ToolSpec {
+        Some(ToolSpec {
             name: "slugify".into(),
             component: "text".into(),
             interface: Some("example:text/text".into()),
@@ -75,7 +75,8 @@ fn example_folder_yields_the_exact_tool_list() {
             result: Some(WitType::String),
         })
     );
-    assert_eq!(host.tool("slugify").map(|t| (t.required_params(), t.optional_params())), Some((vec!["text"], vec!["separator"])));
+    let slugify = host.tool("slugify").expect("listed");
+    assert_eq!((slugify.required_params(), slugify.optional_params()), (vec!["text"], vec!["separator"]));
 }
 
 #[test]
@@ -159,7 +160,7 @@ fn a_name_two_components_export_is_qualified_and_the_bare_name_ambiguous() {
 #[test]
 fn resource_typed_functions_are_left_out_with_a_warning() {
     let host = Host::builder().component_file(common::test_guest("mirror")).no_cache().build().expect("host");
-    let names: Vec<&str> = host.tools().iter().map(|t| t.name.as_str()).collect();
+    let names: Vec<String> = host.tools().into_iter().map(|t| t.name).collect();
     assert_eq!(names, ["echo"]);
     assert_eq!(
         host.load_report().warnings,

@@ -17,10 +17,11 @@ struct Client {
 }
 
 impl Client {
-    fn start() -> Client {
+    fn start(plugins: &std::path::Path, watch: bool) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_toolhost"))
             .args(["serve", "--plugins"])
-            .arg(common::plugins_dir())
+            .arg(plugins)
+            .args(watch.then_some("--watch"))
             .env("TOOLHOST_CACHE_DIR", common::test_cache_dir())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -43,6 +44,29 @@ impl Client {
     fn send(&mut self, message: Value) {
         writeln!(self.stdin, "{message}").expect("write to the server");
         self.stdin.flush().expect("flush");
+    }
+
+    /// Waits for a notification of `method`, up to `timeout`.
+    fn notification(&mut self, method: &str, timeout: Duration) -> Value {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let line = self.lines.recv_timeout(left).unwrap_or_else(|_| panic!("no {method} within {timeout:?}"));
+            let message: Value = serde_json::from_str(&line).expect("JSON-RPC");
+            if message["method"] == method {
+                return message;
+            }
+        }
+    }
+
+    fn initialize(&mut self) -> Value {
+        let init = self.request(
+            1,
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test-client", "version": "1.0"}}),
+        );
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        init
     }
 
     /// Sends a request and returns the response with the same id, skipping notifications.
@@ -68,16 +92,11 @@ impl Drop for Client {
 
 #[test]
 fn an_mcp_client_lists_and_calls_tools_over_stdio() {
-    let mut client = Client::start();
-    let init = client.request(
-        1,
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test-client", "version": "1.0"}}),
-    );
+    let mut client = Client::start(&common::plugins_dir(), false);
+    let init = client.initialize();
     assert_eq!(init["result"]["serverInfo"]["name"], "toolhost", "{init}");
     assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
     assert_eq!(init["result"]["capabilities"]["tools"]["listChanged"], true);
-    client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
 
     let list = client.request(2, "tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().expect("a tool list");
@@ -100,4 +119,23 @@ fn an_mcp_client_lists_and_calls_tools_over_stdio() {
     let unknown = client.request(5, "tools/call", json!({"name": "evalute", "arguments": {}}));
     assert_eq!(unknown["result"]["isError"], true);
     assert!(unknown["result"]["content"][0]["text"].as_str().unwrap_or("").starts_with("Tool 'evalute' not found. Did you mean 'evaluate'?"));
+}
+
+#[test]
+fn a_watching_server_tells_the_client_when_the_tool_list_changes() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    std::fs::copy(common::plugins_dir().join("calculator.wasm"), folder.path().join("calculator.wasm")).expect("copy");
+    let mut client = Client::start(folder.path(), true);
+    client.initialize();
+    let names = |list: &Value| -> Vec<String> {
+        list["result"]["tools"].as_array().expect("tools").iter().map(|t| t["name"].as_str().unwrap_or("").to_string()).collect()
+    };
+    assert!(!names(&client.request(2, "tools/list", json!({}))).contains(&"convert".to_string()));
+
+    std::fs::copy(common::plugins_dir().join("units.wasm"), folder.path().join(".units.part")).expect("copy");
+    std::fs::rename(folder.path().join(".units.part"), folder.path().join("units.wasm")).expect("rename");
+    client.notification("notifications/tools/list_changed", Duration::from_secs(20));
+    assert!(names(&client.request(3, "tools/list", json!({}))).contains(&"convert".to_string()));
+    let call = client.request(4, "tools/call", json!({"name": "convert", "arguments": {"value": 1, "from": "day", "to": "hour"}}));
+    assert_eq!(call["result"]["content"][0]["text"], "24.0");
 }

@@ -144,8 +144,8 @@ fn wrapper_prefixes_are_stripped_when_the_rest_is_unique() {
 
 #[test]
 fn container_tools_are_listed_and_repaired_one_by_one() {
-    let names: Vec<&str> = examples().tools().iter().map(|t| t.name.as_str()).collect();
-    assert!(names.contains(&"word_count") && names.contains(&"read_file"));
+    let names: Vec<String> = examples().tools().into_iter().map(|t| t.name).collect();
+    assert!(names.iter().any(|n| n == "word_count") && names.iter().any(|n| n == "read_file"));
     assert!(!names.iter().any(|n| n.contains("text") && !n.contains('_')), "the container is no tool: {names:?}");
     runs(examples(), "Word-Count", json!({"text": "a b"}), "word_count");
     runs(examples(), "text.wordCount", json!({"text": "a b"}), "word_count");
@@ -156,7 +156,7 @@ fn container_tools_are_listed_and_repaired_one_by_one() {
 #[test]
 fn a_toolset_restricts_resolution_hints_and_inventory() {
     let toolset = second_run().toolset(&["web_search", "calculator"]).expect("toolset");
-    let names: Vec<&str> = toolset.tools().iter().map(|t| t.name.as_str()).collect();
+    let names: Vec<String> = toolset.tools().into_iter().map(|t| t.name).collect();
     assert_eq!(names, ["calculator", "web_search"]);
     // websearch is inactive, so WebSearch is no longer ambiguous.
     runs(&toolset, "WebSearch", json!({"query": "orbits"}), "web_search");

@@ -1,10 +1,13 @@
 //! [`Host`]: the library's entry point. It loads a plugin folder into a registry and
 //! runs tool calls: resolve the name, bind the arguments, run the tool, convert back.
+//! Reloading (by [`Host::reload`] or a folder watcher) builds a new registry off the
+//! calling path and swaps it in whole: a call sees the old one or the new one.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 
+use arc_swap::ArcSwap;
 use serde_json::Value;
 
 use crate::bind::bind_arguments;
@@ -12,7 +15,7 @@ use crate::cache::{self, Cache};
 use crate::error::{LoadError, ToolError};
 use crate::formats::ToolFormat;
 use crate::invoke::{Target, invoke};
-use crate::loader::{LoadReport, LoadedComponent, load_all, wasm_files};
+use crate::loader::{ComponentLoad, LoadReport, LoadedComponent, fingerprint, load_many, wasm_files};
 use crate::registry::{Registry, ToolRef, ToolsetError};
 use crate::runtime::Runtime;
 use crate::sandbox::{DirGrant, Grants, Limits};
@@ -38,16 +41,38 @@ use crate::spec::ToolSpec;
 /// from many threads at once; each runs in its own fresh instance.
 #[derive(Clone)]
 pub struct Host {
-    inner: Arc<Inner>,
-    /// The active tools: all of them, or a toolset's.
-    registry: Arc<Registry>,
+    shared: Arc<Shared>,
+    /// The names a toolset restricts this host to, with the registry last derived.
+    toolset: Option<Arc<Toolset>>,
 }
 
-struct Inner {
+/// What every clone of a host shares.
+struct Shared {
     runtime: Runtime,
-    components: Vec<LoadedComponent>,
+    config: HostBuilder,
+    cache: Option<Cache>,
+    state: ArcSwap<State>,
+    /// Serialises reloads (a watcher's and explicit ones).
+    reloading: Mutex<()>,
+    listeners: Mutex<Vec<Box<dyn Fn() + Send + Sync>>>,
+    watcher: Mutex<Option<notify_debouncer_mini::Debouncer<notify_debouncer_mini::notify::RecommendedWatcher>>>,
+}
+
+/// One version of the loaded plugins; replaced whole on reload.
+struct State {
+    generation: u64,
+    components: Vec<Arc<LoadedComponent>>,
     settings: Vec<(Grants, Limits)>,
+    /// Where each component came from, and which version of the file it is.
+    sources: Vec<(PathBuf, [u8; 32])>,
+    registry: Arc<Registry>,
     report: LoadReport,
+}
+
+/// A toolset: its names, and its registry for the newest state it has seen.
+struct Toolset {
+    names: Vec<String>,
+    derived: Mutex<(u64, Arc<Registry>)>,
 }
 
 /// What a call did: which tool ran (after any repair) and its outcome.
@@ -82,6 +107,7 @@ pub struct HostBuilder {
     component_limits: HashMap<String, Limits>,
     grants: HashMap<String, Grants>,
     progress: Option<Progress>,
+    watch: bool,
 }
 
 impl Host {
@@ -95,17 +121,35 @@ impl Host {
             component_limits: HashMap::new(),
             grants: HashMap::new(),
             progress: None,
+            watch: false,
         }
     }
 
     /// Every active tool, sorted by name.
-    pub fn tools(&self) -> Vec<&ToolSpec> {
-        self.registry.specs().collect()
+    pub fn tools(&self) -> Vec<ToolSpec> {
+        self.registry().specs().cloned().collect()
     }
 
     /// The active tool registered under exactly `name`.
-    pub fn tool(&self, name: &str) -> Option<&ToolSpec> {
-        self.registry.spec(name)
+    pub fn tool(&self, name: &str) -> Option<ToolSpec> {
+        self.registry().spec(name).cloned()
+    }
+
+    /// The active registry of the current state.
+    fn registry(&self) -> Arc<Registry> {
+        self.registry_in(&self.shared.state.load())
+    }
+
+    fn registry_in(&self, state: &State) -> Arc<Registry> {
+        let Some(toolset) = &self.toolset else { return state.registry.clone() };
+        let mut derived = toolset.derived.lock().unwrap_or_else(|p| p.into_inner());
+        if derived.0 != state.generation {
+            // Names no longer present after a reload are simply not active.
+            let present: Vec<&String> = toolset.names.iter().filter(|n| state.registry.spec(n).is_some()).collect();
+            let subset = state.registry.subset(&present).unwrap_or_default();
+            *derived = (state.generation, Arc::new(subset));
+        }
+        derived.1.clone()
     }
 
     /// A host whose active tools are only `names` (a toolset): resolution, repair,
@@ -120,25 +164,43 @@ impl Host {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn toolset<S: AsRef<str>>(&self, names: &[S]) -> Result<Host, ToolsetError> {
-        let registry = self.registry.subset(names)?;
-        Ok(Host { inner: self.inner.clone(), registry: Arc::new(registry) })
+        let state = self.shared.state.load();
+        let registry = self.registry_in(&state).subset(names)?;
+        let names = registry.names();
+        let toolset = Toolset { names, derived: Mutex::new((state.generation, Arc::new(registry))) };
+        Ok(Host { shared: self.shared.clone(), toolset: Some(Arc::new(toolset)) })
     }
 
     /// Every active tool's definition in a model provider's format, as a JSON array.
     pub fn tool_definitions(&self, format: ToolFormat) -> Value {
-        Value::Array(self.registry.specs().map(|spec| spec.definition(format)).collect())
+        Value::Array(self.registry().specs().map(|spec| spec.definition(format)).collect())
     }
 
-    /// What loading did: components loaded (compiled or cached) and warnings.
-    pub fn load_report(&self) -> &LoadReport {
-        &self.inner.report
+    /// What the last load or reload did: components loaded (compiled or cached) and warnings.
+    pub fn load_report(&self) -> LoadReport {
+        self.shared.state.load().report.clone()
     }
 
     /// The grants and limits a component's calls run with, by component name.
-    pub fn component_settings(&self, component: &str) -> Option<(&Grants, &Limits)> {
-        let index = self.inner.components.iter().position(|c| &*c.name == component)?;
-        let (grants, limits) = &self.inner.settings[index];
-        Some((grants, limits))
+    pub fn component_settings(&self, component: &str) -> Option<(Grants, Limits)> {
+        let state = self.shared.state.load();
+        let index = state.components.iter().position(|c| &*c.name == component)?;
+        Some(state.settings[index].clone())
+    }
+
+    /// Rescans the plugin folders: new files are loaded, changed ones (or ones whose
+    /// manifest changed) reloaded, removed ones dropped; unchanged ones are kept as
+    /// they are. A file that fails to load leaves its previous version in service.
+    /// The new registry replaces the old one whole; calls already running finish on
+    /// the version they started with. Returns whether anything changed.
+    pub fn reload(&self) -> Result<bool, LoadError> {
+        self.shared.reload()
+    }
+
+    /// Calls `listener` after every reload that changed the plugins (e.g. to tell an
+    /// MCP client that the tool list changed).
+    pub fn on_change(&self, listener: impl Fn() + Send + Sync + 'static) {
+        self.shared.listeners.lock().unwrap_or_else(|p| p.into_inner()).push(Box::new(listener));
     }
 
     /// Calls a tool by the name a model sent, with the model's arguments.
@@ -188,19 +250,28 @@ impl Host {
     }
 
     fn dispatch_with(&self, name: &str, arguments: Arguments<'_>) -> Dispatch {
-        let resolved = match self.registry.resolve(name) {
+        // One state for the whole call: a reload meanwhile does not affect it.
+        let state = self.shared.state.load_full();
+        let registry = self.registry_in(&state);
+        let resolved = match registry.resolve(name) {
             Ok(resolved) => resolved,
             Err(error) => return Dispatch { tool: None, repaired_from: None, result: Err(error) },
         };
-        let result = self.run(resolved.tool, &resolved.name, arguments);
+        let result = self.run(&state, &registry, resolved.tool, &resolved.name, arguments);
         Dispatch { tool: Some(resolved.name), repaired_from: resolved.repaired_from, result }
     }
 
-    fn run(&self, tool: ToolRef, name: &str, arguments: Arguments<'_>) -> Result<Value, ToolError> {
-        let inner = &*self.inner;
-        let component = &inner.components[tool.component];
+    fn run(
+        &self,
+        state: &State,
+        registry: &Registry,
+        tool: ToolRef,
+        name: &str,
+        arguments: Arguments<'_>,
+    ) -> Result<Value, ToolError> {
+        let component = &state.components[tool.component];
         let found = &component.tools[tool.tool];
-        let spec = self.registry.spec(name).unwrap_or(&found.spec);
+        let spec = registry.spec(name).unwrap_or(&found.spec);
         let parsed;
         let arguments = match arguments {
             Arguments::Json(value) => value,
@@ -210,7 +281,7 @@ impl Host {
             }
         };
         let args = bind_arguments(spec, arguments)?;
-        let (grants, limits) = &inner.settings[tool.component];
+        let (grants, limits) = &state.settings[tool.component];
         let target = Target {
             tool: name,
             component: &component.name,
@@ -220,7 +291,7 @@ impl Host {
             grants,
             limits,
         };
-        invoke(&inner.runtime, &target, &args)
+        invoke(&self.shared.runtime, &target, &args)
     }
 }
 
@@ -298,33 +369,45 @@ impl HostBuilder {
         self
     }
 
+    /// Watches the plugin folders and reloads when files are added, replaced or
+    /// removed (debounced, so a file still being copied is not loaded half-written).
+    pub fn watch(mut self, watch: bool) -> Self {
+        self.watch = watch;
+        self
+    }
+
     /// Loads the components. Fails only when a plugin folder or a named file cannot be
     /// read; a bad component is skipped with a warning in [`Host::load_report`].
     pub fn build(self) -> Result<Host, LoadError> {
         let runtime = Runtime::new()?;
-        let mut files = self.files.clone();
-        for path in &files {
-            if !path.is_file() {
-                return Err(LoadError::Read {
-                    path: path.clone(),
-                    error: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-                });
-            }
-        }
-        for dir in &self.plugin_dirs {
-            files.extend(wasm_files(dir)?);
-        }
         let cache = match &self.cache {
             CacheSetting::Default => Some(Cache::new(cache::default_dir(), runtime.engine())),
             CacheSetting::Dir(dir) => Some(Cache::new(dir.clone(), runtime.engine())),
             CacheSetting::Off => None,
         };
-        let (components, report) = load_all(&runtime, &files, cache.as_ref(), self.progress.as_deref());
-        let settings = components.iter().map(|c| self.settings_for(c)).collect();
-        let registry = Registry::new(components.iter().enumerate().flat_map(|(component, loaded)| {
-            loaded.tools.iter().enumerate().map(move |(tool, found)| (found.spec.clone(), ToolRef { component, tool }))
-        }));
-        Ok(Host { inner: Arc::new(Inner { runtime, components, settings, report }), registry: Arc::new(registry) })
+        let empty = State {
+            generation: 0,
+            components: Vec::new(),
+            settings: Vec::new(),
+            sources: Vec::new(),
+            registry: Arc::new(Registry::default()),
+            report: LoadReport::default(),
+        };
+        let watch = self.watch;
+        let shared = Arc::new(Shared {
+            runtime,
+            config: self,
+            cache,
+            state: ArcSwap::from_pointee(empty),
+            reloading: Mutex::new(()),
+            listeners: Mutex::new(Vec::new()),
+            watcher: Mutex::new(None),
+        });
+        shared.reload()?;
+        if watch {
+            Shared::start_watching(&shared)?;
+        }
+        Ok(Host { shared, toolset: None })
     }
 
     /// A component's grants (its manifest's plus the builder's) and limits (the
@@ -343,4 +426,129 @@ impl HostBuilder {
         let limits = self.component_limits.get(&*component.name).copied().unwrap_or(limits);
         (grants, limits)
     }
+}
+
+impl Shared {
+    /// The component files to load: the named ones, then each folder's `*.wasm`.
+    fn files(&self) -> Result<Vec<PathBuf>, LoadError> {
+        let mut files = Vec::new();
+        for path in &self.config.files {
+            if !path.is_file() {
+                let error = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+                return Err(LoadError::Read { path: path.clone(), error });
+            }
+            files.push(path.clone());
+        }
+        for dir in &self.config.plugin_dirs {
+            files.extend(wasm_files(dir)?);
+        }
+        Ok(files)
+    }
+
+    fn reload(&self) -> Result<bool, LoadError> {
+        let _one_at_a_time = self.reloading.lock().unwrap_or_else(|p| p.into_inner());
+        let old = self.state.load_full();
+        let files = self.files()?;
+        let versions: Vec<(PathBuf, Option<[u8; 32]>)> = files.iter().map(|f| (f.clone(), fingerprint(f))).collect();
+        let unchanged = |path: &Path, version: &Option<[u8; 32]>| {
+            old.sources.iter().position(|(p, v)| p == path && Some(*v) == *version)
+        };
+        if old.generation > 0
+            && versions.len() == old.sources.len()
+            && versions.iter().all(|(path, version)| unchanged(path, version).is_some())
+        {
+            return Ok(false);
+        }
+        let to_load: Vec<PathBuf> =
+            versions.iter().filter(|(p, v)| unchanged(p, v).is_none()).map(|(p, _)| p.clone()).collect();
+        let mut fresh = load_many(&self.runtime, &to_load, self.cache.as_ref(), self.config.progress.as_deref())
+            .into_iter();
+
+        let mut components = Vec::new();
+        let mut sources = Vec::new();
+        let mut report = LoadReport::default();
+        for (path, version) in &versions {
+            if let Some(index) = unchanged(path, version) {
+                components.push(old.components[index].clone());
+                sources.push(old.sources[index].clone());
+                report.components.push(ComponentLoad { compiled: false, ..old_load(&old, index) });
+                continue;
+            }
+            match fresh.next().expect("one outcome per file loaded") {
+                Ok((component, load, warnings)) => {
+                    report.warnings.extend(warnings);
+                    report.components.push(load);
+                    components.push(Arc::new(component));
+                    sources.push((path.clone(), version.unwrap_or_default()));
+                }
+                Err(error) => match old.sources.iter().position(|(p, _)| p == path) {
+                    Some(index) => {
+                        report.warnings.push(format!("kept the previous version: {error}"));
+                        components.push(old.components[index].clone());
+                        sources.push(old.sources[index].clone());
+                        report.components.push(old_load(&old, index));
+                    }
+                    None => report.warnings.push(format!("skipped {error}")),
+                },
+            }
+        }
+        for warning in &report.warnings {
+            tracing::warn!("{warning}");
+        }
+        let settings = components.iter().map(|c| self.config.settings_for(c)).collect();
+        let registry = Registry::new(components.iter().enumerate().flat_map(|(component, loaded)| {
+            loaded.tools.iter().enumerate().map(move |(tool, found)| (found.spec.clone(), ToolRef { component, tool }))
+        }));
+        let generation = old.generation + 1;
+        self.state.store(Arc::new(State { generation, components, settings, sources, registry: Arc::new(registry), report }));
+        if generation > 1 {
+            tracing::info!("plugins reloaded (version {generation})");
+            for listener in self.listeners.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+                listener();
+            }
+        }
+        Ok(true)
+    }
+
+    /// Starts a debounced watcher on the plugin folders that reloads on any change.
+    fn start_watching(shared: &Arc<Shared>) -> Result<(), LoadError> {
+        use notify_debouncer_mini::notify::RecursiveMode;
+        let weak: Weak<Shared> = Arc::downgrade(shared);
+        let handler = move |events: notify_debouncer_mini::DebounceEventResult| {
+            let Some(shared) = weak.upgrade() else { return };
+            match events {
+                Ok(_) => {
+                    if let Err(error) = shared.reload() {
+                        tracing::warn!("reload after a change in the plugin folder failed: {error}");
+                    }
+                }
+                Err(error) => tracing::warn!("watching the plugin folder: {error}"),
+            }
+        };
+        let mut debouncer = notify_debouncer_mini::new_debouncer(WATCH_DEBOUNCE, handler)
+            .map_err(|e| LoadError::Engine(format!("cannot watch the plugin folder: {e}")))?;
+        for dir in &shared.config.plugin_dirs {
+            debouncer
+                .watcher()
+                .watch(dir, RecursiveMode::NonRecursive)
+                .map_err(|e| LoadError::Engine(format!("cannot watch {}: {e}", dir.display())))?;
+        }
+        *shared.watcher.lock().unwrap_or_else(|p| p.into_inner()) = Some(debouncer);
+        Ok(())
+    }
+}
+
+/// How long a plugin folder must be quiet before a change is loaded.
+const WATCH_DEBOUNCE: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// The load record of a component kept from the previous state.
+fn old_load(old: &State, index: usize) -> ComponentLoad {
+    let component = &old.components[index];
+    old.report.components.iter().find(|c| c.name == *component.name).cloned().unwrap_or(ComponentLoad {
+        name: component.name.to_string(),
+        path: old.sources[index].0.clone(),
+        tools: component.tools.len(),
+        compiled: false,
+        elapsed: std::time::Duration::ZERO,
+    })
 }

@@ -72,57 +72,55 @@ pub fn wasm_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
     Ok(files)
 }
 
-/// Loads every file, compiling in parallel; failures become warnings in the report.
-pub fn load_all(
+/// One file's outcome: the component, what loading it did, and its warnings.
+pub type Loaded = Result<(LoadedComponent, ComponentLoad, Vec<String>), LoadError>;
+
+/// Loads every file, compiling on as many threads as the machine has cores; the
+/// outcomes come back in the order of `files`.
+pub fn load_many(
     runtime: &Runtime,
     files: &[PathBuf],
     cache: Option<&Cache>,
     progress: Option<&(dyn Fn(usize, usize, &str) + Send + Sync)>,
-) -> (Vec<LoadedComponent>, LoadReport) {
+) -> Vec<Loaded> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(files.len().max(1));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let finished = std::sync::atomic::AtomicUsize::new(0);
-    let outcomes: Vec<(usize, Result<(LoadedComponent, ComponentLoad, Vec<String>), LoadError>)> =
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut done = Vec::new();
-                        loop {
-                            let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some(path) = files.get(index) else { break };
-                            done.push((index, load_file(runtime, path, cache)));
-                            let finished = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                            if let Some(progress) = progress {
-                                let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
-                                progress(finished, files.len(), &name);
-                            }
+    let (next, finished) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let mut outcomes: Vec<(usize, Loaded)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(path) = files.get(index) else { break };
+                        done.push((index, load_file(runtime, path, cache)));
+                        let finished = finished.fetch_add(1, Ordering::Relaxed) + 1;
+                        if let Some(progress) = progress {
+                            let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+                            progress(finished, files.len(), &name);
                         }
-                        done
-                    })
+                    }
+                    done
                 })
-                .collect();
-            handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
-        });
-    let mut outcomes = outcomes;
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+    });
     outcomes.sort_by_key(|(index, _)| *index);
+    outcomes.into_iter().map(|(_, outcome)| outcome).collect()
+}
 
-    let mut loaded = Vec::new();
-    let mut report = LoadReport::default();
-    for (_, outcome) in outcomes {
-        match outcome {
-            Ok((component, load, warnings)) => {
-                report.warnings.extend(warnings);
-                report.components.push(load);
-                loaded.push(component);
-            }
-            Err(error) => report.warnings.push(format!("skipped {error}")),
-        }
+/// What identifies one version of a component: the hash of its bytes and of its
+/// manifest's, so that a rewrite is noticed whatever the file times say.
+pub fn fingerprint(path: &Path) -> Option<[u8; 32]> {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&fs::read(path).ok()?);
+    if let Ok(manifest) = fs::read(crate::manifest::path_for(path)) {
+        hasher.update(b"manifest");
+        hasher.update(&manifest);
     }
-    for warning in &report.warnings {
-        tracing::warn!("{warning}");
-    }
-    (loaded, report)
+    Some(*hasher.finalize().as_bytes())
 }
 
 /// Loads one component file.

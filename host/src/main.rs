@@ -69,6 +69,9 @@ enum Command {
     Serve {
         #[command(flatten)]
         plugins: Plugins,
+        /// Reload when components are added, replaced or removed (the client is told).
+        #[arg(long)]
+        watch: bool,
     },
 }
 
@@ -129,8 +132,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let host = load(&plugins.plugins)?;
             replay(&host, &text)
         }
-        Command::Serve { plugins } => {
-            let host = load(&plugins.plugins)?;
+        Command::Serve { plugins, watch } => {
+            let host = load_with(&plugins.plugins, watch)?;
             let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
             runtime.block_on(toolhost::mcp::serve_stdio(host))?;
             Ok(ExitCode::SUCCESS)
@@ -140,6 +143,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 
 /// Loads a plugin folder, with a progress bar on a terminal, and prints the warnings.
 fn load(plugins: &Path) -> anyhow::Result<Host> {
+    load_with(plugins, false)
+}
+
+/// [`load`], optionally watching the folder for changes.
+fn load_with(plugins: &Path, watch: bool) -> anyhow::Result<Host> {
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new(0);
         bar.set_style(
@@ -148,7 +156,7 @@ fn load(plugins: &Path) -> anyhow::Result<Host> {
         );
         bar
     });
-    let mut builder = Host::builder().plugin_dir(plugins);
+    let mut builder = Host::builder().plugin_dir(plugins).watch(watch);
     if let Some(bar) = bar.clone() {
         builder = builder.on_progress(move |done, total, name| {
             bar.set_length(total as u64);
@@ -181,7 +189,7 @@ fn check(file: &Path) -> anyhow::Result<ExitCode> {
 }
 
 /// One block per tool: name, component, parameters, first paragraph of the description.
-fn print_tools(tools: &[&ToolSpec]) {
+fn print_tools(tools: &[ToolSpec]) {
     for tool in tools {
         let params: Vec<String> = tool
             .params

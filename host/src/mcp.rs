@@ -20,12 +20,28 @@ use crate::spec::ToolSpec;
 pub struct ServeError(String);
 
 /// Serves `host`'s tools over MCP on stdin/stdout until the client disconnects.
+/// When the host reloads (see [`Host::reload`] and `HostBuilder::watch`), the client
+/// is sent `notifications/tools/list_changed`.
 pub async fn serve_stdio(host: Host) -> Result<(), ServeError> {
+    let (changed, mut changes) = tokio::sync::mpsc::unbounded_channel();
+    host.on_change(move || {
+        let _ = changed.send(());
+    });
     let service = McpServer { host }
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|e| ServeError(format!("the session could not start: {e}")))?;
-    service.waiting().await.map_err(|e| ServeError(format!("the session ended abnormally: {e}")))?;
+    let peer = service.peer().clone();
+    let notifier = tokio::spawn(async move {
+        while changes.recv().await.is_some() {
+            if let Err(error) = peer.notify_tool_list_changed().await {
+                tracing::warn!("could not tell the MCP client that the tools changed: {error}");
+            }
+        }
+    });
+    let outcome = service.waiting().await;
+    notifier.abort();
+    outcome.map_err(|e| ServeError(format!("the session ended abnormally: {e}")))?;
     Ok(())
 }
 
@@ -66,7 +82,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.host.tools().into_iter().map(mcp_tool).collect()))
+        Ok(ListToolsResult::with_all_items(self.host.tools().iter().map(mcp_tool).collect()))
     }
 
     async fn call_tool(
