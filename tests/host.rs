@@ -288,3 +288,55 @@ async fn calls_run_from_async_code() {
     let host = common::hostile_host();
     assert_eq!(host.call_async("echo", json!({"text": "async"})).await, Ok(json!("async")));
 }
+
+#[test]
+fn a_manifest_describes_tools_and_hides_plumbing() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    fs::copy(common::test_guest("mirror"), folder.path().join("mirror.wasm")).expect("copy");
+    fs::write(
+        folder.path().join("mirror.toml"),
+        "hide = []\n\n[tools.echo]\ndescription = \"Mirrors a text.\"\nparams = { text = \"what to mirror\" }\n",
+    )
+    .expect("manifest");
+    let host = Host::builder().plugin_dir(folder.path()).cache_dir(common::test_cache_dir()).build().expect("host");
+    let echo = host.tool("echo").expect("listed");
+    assert_eq!(echo.description, "Mirrors a text.");
+    assert_eq!(echo.params[0].description.as_deref(), Some("what to mirror"));
+
+    fs::copy(common::test_guest("hostile"), folder.path().join("hostile.wasm")).expect("copy");
+    fs::write(folder.path().join("hostile.toml"), "hide = [\"spin\", \"spin-with-imports\"]\n").expect("manifest");
+    assert!(host.reload().expect("reloads"));
+    let names: Vec<String> = host.tools().into_iter().map(|t| t.name).collect();
+    assert!(names.contains(&"panic_with".to_string()), "{names:?}");
+    assert!(!names.iter().any(|n| n.starts_with("spin")), "{names:?}");
+    let error = host.call("spin", &json!({})).expect_err("hidden");
+    assert!(matches!(error, ToolError::UnknownTool { .. }), "{error:?}");
+}
+
+#[test]
+fn a_tool_without_docs_gets_a_description_from_its_signature() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    // wasm-tools strips custom sections; a copy without them has no docs at all.
+    let bytes = fs::read(common::test_guest("mirror")).expect("built");
+    let stripped = strip_custom_sections(&bytes);
+    fs::write(folder.path().join("bare.wasm"), stripped).expect("write");
+    let host = Host::builder().plugin_dir(folder.path()).no_cache().build().expect("host");
+    assert_eq!(
+        host.tool("echo").map(|t| t.description),
+        Some("Calls `echo(text: string) -> string` in the bare component (it has no description).".to_string())
+    );
+}
+
+/// The component with every `toolhost-docs` section renamed, so that no docs are found.
+fn strip_custom_sections(bytes: &[u8]) -> Vec<u8> {
+    let needle = b"toolhost-docs";
+    let mut out = bytes.to_vec();
+    let mut i = 0;
+    while i + needle.len() <= out.len() {
+        if &out[i..i + needle.len()] == needle {
+            out[i..i + needle.len()].copy_from_slice(b"toolhost-xxxx");
+        }
+        i += 1;
+    }
+    out
+}

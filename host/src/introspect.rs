@@ -66,9 +66,16 @@ fn generated_description(spec: &ToolSpec) -> String {
     format!("Calls `{}({}){result}` in the {} component (it has no description).", spec.wit_name, params.join(", "), spec.component)
 }
 
-/// Exports that belong to the platform rather than to the tool author (`wasi:*`).
+/// Exported interfaces that belong to the platform or to a toolchain rather than to
+/// the tool author: WASI's (`wasi:*`), and componentize-py's `exports` interface (its
+/// `init` hook). A manifest's `hide` list covers what the next toolchain adds.
+pub const PLUMBING: [&str; 2] = ["wasi:*", "exports"];
+
 fn is_plumbing(export_name: &str) -> bool {
-    export_name.starts_with("wasi:")
+    PLUMBING.iter().any(|pattern| match pattern.strip_suffix('*') {
+        Some(prefix) => export_name.starts_with(prefix),
+        None => export_name == *pattern,
+    })
 }
 
 impl Introspection {
@@ -118,5 +125,18 @@ impl Introspection {
             spec.description = generated_description(&spec);
         }
         self.tools.push(FoundTool { spec, export });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_plumbing;
+
+    #[test]
+    fn wasi_and_componentize_py_exports_are_plumbing() {
+        assert!(is_plumbing("wasi:cli/run@0.2.0"));
+        assert!(is_plumbing("exports"));
+        assert!(!is_plumbing("example:text/text"));
+        assert!(!is_plumbing("exports-of-mine"));
     }
 }

@@ -145,7 +145,10 @@ pub fn load_file(
     let pre = runtime.prepare(&component).map_err(|e| bad(format!("cannot be linked: {e}")))?;
 
     let name: Arc<str> = path.file_stem().map_or("component".into(), |s| s.to_string_lossy().into());
-    let found = introspect(engine, &name, &component, &ComponentDocs::read(&bytes));
+    let mut found = introspect(engine, &name, &component, &ComponentDocs::read(&bytes));
+    if let Some(manifest) = &manifest {
+        manifest.apply_to(&mut found.tools);
+    }
     if found.tools.is_empty() {
         return Err(bad("exports no function usable as a tool".to_string()));
     }

@@ -15,6 +15,12 @@
 //!
 //! [env]
 //! UNITS = "metric"      # environment variables the tool sees
+//!
+//! hide = ["init"]       # exports that are toolchain plumbing, not tools
+//!
+//! [tools.greet]         # a tool's description, for toolchains that drop WIT docs
+//! description = "Greets someone by name."
+//! params = { name = "who to greet" }
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -37,6 +43,23 @@ pub struct Manifest {
     /// Environment variables granted, with their values.
     #[serde(default)]
     pub env: std::collections::BTreeMap<String, String>,
+    /// Exported functions or interfaces that are not tools (toolchain plumbing).
+    #[serde(default)]
+    pub hide: Vec<String>,
+    /// Descriptions by tool name (snake_case or WIT spelling); they win over WIT docs.
+    #[serde(default)]
+    pub tools: std::collections::BTreeMap<String, ToolDocs>,
+}
+
+/// A tool's description in a manifest.
+#[derive(Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ToolDocs {
+    /// What the tool does.
+    pub description: Option<String>,
+    /// What each parameter means, by name.
+    #[serde(default)]
+    pub params: std::collections::BTreeMap<String, String>,
 }
 
 /// Limits a manifest may override.
@@ -97,6 +120,30 @@ impl Manifest {
             memory_bytes: o.memory_mb.map_or(base.memory_bytes, |mb| mb << 20),
             output_bytes: o.output_kb.map_or(base.output_bytes, |kb| kb << 10),
             result_bytes: o.result_kb.map_or(base.result_bytes, |kb| kb << 10),
+        }
+    }
+
+    /// Applies `hide` and the `tools` descriptions to a component's tools.
+    pub fn apply_to(&self, tools: &mut Vec<crate::introspect::FoundTool>) {
+        let key = |name: &str| crate::names::normalise(name);
+        let hidden: Vec<String> = self.hide.iter().map(|h| key(h)).collect();
+        tools.retain(|t| {
+            let interface = t.spec.interface.as_deref().map(key);
+            !hidden.contains(&key(&t.spec.wit_name)) && !interface.is_some_and(|i| hidden.contains(&i))
+        });
+        for tool in tools.iter_mut() {
+            let Some(docs) = self.tools.iter().find(|(name, _)| key(name) == key(&tool.spec.wit_name)).map(|(_, d)| d)
+            else {
+                continue;
+            };
+            if let Some(description) = &docs.description {
+                tool.spec.description = description.clone();
+            }
+            for param in &mut tool.spec.params {
+                if let Some((_, text)) = docs.params.iter().find(|(name, _)| key(name) == key(&param.name)) {
+                    param.description = Some(text.clone());
+                }
+            }
         }
     }
 
