@@ -260,11 +260,10 @@ fn replay(host: &Host, transcript: &str) -> anyhow::Result<ExitCode> {
 
 fn what_the_host_did(dispatch: &Dispatch) -> String {
     let tool = dispatch.tool.as_deref().unwrap_or("?");
-    let ran = match (&dispatch.repaired_from, &dispatch.result) {
+    match (&dispatch.repaired_from, &dispatch.result) {
         (Some(from), Ok(_)) => format!("repaired '{from}' -> '{tool}', ran it"),
         (None, Ok(_)) => format!("ran '{tool}'"),
         (Some(from), Err(e)) => format!("repaired '{from}' -> '{tool}'; {}", e.kind().replace('_', " ")),
         (None, Err(e)) => e.kind().replace('_', " "),
-    };
-    ran
+    }
 }
