@@ -62,8 +62,11 @@ ensure_wasi_libc() {
         return
     fi
     local mirror apt_dir
-    mirror=$(apt-cache policy 2>/dev/null | grep -oE 'https?://[^ ]+/debian(/| )' | grep -v security | head -n1 | tr -d ' ')
-    mirror=${mirror%/}
+    mirror=$(debian_mirror)
+    if [ -z "$mirror" ] && [ "$(id -u)" = 0 ]; then
+        apt-get update -qq >/dev/null 2>&1 || true # apt-cache policy lists mirrors only once lists exist
+        mirror=$(debian_mirror)
+    fi
     [ -n "$mirror" ] || die "could not find the Debian mirror in 'apt-cache policy' to fetch wasi-libc from"
     apt_dir=$toolchain_dir/apt
     mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$libc"
@@ -84,6 +87,13 @@ ensure_wasi_libc() {
     [ -f "$libc/usr/lib/$target/libc.a" ] ||
         die "trixie's wasi-libc has no $target build (no usr/lib/$target/libc.a)"
     echo "$libc"
+}
+
+# The Debian mirror this machine's apt uses, as apt-cache policy reports it.
+debian_mirror() {
+    local mirror
+    mirror=$(apt-cache policy 2>/dev/null | grep -oE 'https?://[^ ]+/debian(/| )' | grep -v security | head -n1 | tr -d ' ')
+    echo "${mirror%/}"
 }
 
 # wasm-component-ld and wasm-ld as shipped with rustup's stable toolchain.
