@@ -56,6 +56,9 @@ pub fn invoke(runtime: &Runtime, target: &Target<'_>, args: &[Val]) -> Result<Va
 
 /// Passes what the guest printed to `tracing`, noting what the capture bound dropped.
 fn log_guest_output(target: &Target<'_>, state: &CallState) {
+    if !tracing::enabled!(tracing::Level::DEBUG) {
+        return;
+    }
     for (stream, capture) in [("stdout", &state.stdout), ("stderr", &state.stderr)] {
         let text = capture.text();
         if !text.is_empty() {
