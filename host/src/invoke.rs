@@ -87,14 +87,29 @@ fn convert_result(target: &Target<'_>, value: Option<Val>) -> Result<Value, Tool
         (_, Some(value)) => to_json(&value),
         (_, None) => Value::Null,
     };
-    let size = serde_json::to_vec(&json).map_or(usize::MAX, |bytes| bytes.len());
-    if size > target.limits.result_bytes {
+    if json_size(&json) > target.limits.result_bytes {
         return Err(ToolError::ResultTooLarge {
             tool: target.tool.to_string(),
             limit_bytes: target.limits.result_bytes as u64,
         });
     }
     Ok(json)
+}
+
+/// The length of a value's JSON text, counted without building the text.
+fn json_size(value: &Value) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    serde_json::to_writer(&mut counter, value).map_or(usize::MAX, |()| counter.0)
 }
 
 /// Puts a failed instantiation or call in the model's terms; wasmtime's own account

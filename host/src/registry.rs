@@ -153,20 +153,12 @@ impl Registry {
         }
         let mut current = name;
         for _ in 0..=MAX_WRAPPERS {
-            match self.by_normalised_key(current, None) {
-                Match::One(registered) => return Ok(self.repaired(name, registered)),
-                Match::Several(candidates) => {
-                    return Err(ToolError::AmbiguousTool { name: name.to_string(), candidates });
-                }
-                Match::None => {}
+            if let Some(settled) = self.settle(name, self.by_normalised_key(current, None)) {
+                return settled;
             }
             if let Some((component, rest)) = self.component_qualifier(current) {
-                match self.by_normalised_key(rest, Some(component)) {
-                    Match::One(registered) => return Ok(self.repaired(name, registered)),
-                    Match::Several(candidates) => {
-                        return Err(ToolError::AmbiguousTool { name: name.to_string(), candidates });
-                    }
-                    Match::None => {}
+                if let Some(settled) = self.settle(name, self.by_normalised_key(rest, Some(component))) {
+                    return settled;
                 }
             }
             match strip_wrapper(current) {
@@ -177,10 +169,18 @@ impl Registry {
         Err(self.unknown(name, current))
     }
 
-    fn repaired(&self, sent: &str, registered: String) -> Resolved {
-        tracing::debug!("Self-repaired tool name '{sent}' -> '{registered}'");
-        let (_, tool) = &self.specs[&registered];
-        Resolved { tool: *tool, name: registered, repaired_from: Some(sent.to_string()) }
+    /// What a match means for the name `sent`: run the one tool (repaired), refuse as
+    /// ambiguous, or `None` to keep looking.
+    fn settle(&self, sent: &str, found: Match) -> Option<Result<Resolved, ToolError>> {
+        match found {
+            Match::None => None,
+            Match::One(registered) => {
+                tracing::debug!("Self-repaired tool name '{sent}' -> '{registered}'");
+                let (_, tool) = &self.specs[&registered];
+                Some(Ok(Resolved { tool: *tool, name: registered, repaired_from: Some(sent.to_string()) }))
+            }
+            Match::Several(candidates) => Some(Err(ToolError::AmbiguousTool { name: sent.to_string(), candidates })),
+        }
     }
 
     /// Tools whose unqualified name has the same normalisation key as `name`,
