@@ -40,9 +40,10 @@ fn kind_of(host: &Host, tool: &str, arguments: Value) -> &'static str {
 
 #[test]
 fn misbehaving_tools_get_the_right_error_and_the_host_serves_on() {
-    let cases: [(&str, Value, &str); 8] = [
+    let cases: [(&str, Value, &str); 9] = [
         ("spin", json!({}), "timed_out"),
         ("spin_with_imports", json!({}), "timed_out"),
+        ("sleep", json!({"ms": 60_000}), "timed_out"),
         ("allocate_forever", json!({}), "out_of_memory"),
         ("allocate_huge", json!({"bytes": 1536u64 << 20}), "out_of_memory"),
         ("recurse", json!({"depth": 0}), "crashed"),
@@ -113,9 +114,10 @@ fn the_sandbox_denies_files_sockets_names_and_variables() {
         .expect("host");
     assert_eq!(host.call("read_path", &json!({"path": "/data/ok.txt"})), Ok(json!("fine")));
 
-    // What the guest is told, in its own (libc's) words: outside any grant a path does
-    // not exist; inside, escaping it is not permitted; the network is not permitted;
-    // name lookup fails for good.
+    // Files: what the guest is told, in its own (libc's) words: outside every grant a
+    // path does not exist; inside one, escaping it or writing a read-only grant is
+    // "not permitted". The host is not asked for a path outside every grant, so it has
+    // nothing to add.
     let denials = [
         ("read_path", json!({"path": "/etc/passwd"}), "/etc/passwd: No such file or directory (os error 44)"),
         (
@@ -129,27 +131,51 @@ fn the_sandbox_denies_files_sockets_names_and_variables() {
             json!({"path": "/data/new.txt", "contents": "x"}),
             "/data/new.txt: Operation not permitted (os error 63)",
         ),
-        ("connect", json!({"address": "127.0.0.1:9"}), "connect 127.0.0.1:9: Permission denied (os error 2)"),
-        (
-            "resolve",
-            json!({"host": "localhost"}),
-            "resolve localhost: failed to lookup address information: Non-recoverable error",
-        ),
     ];
     for (tool, arguments, expected) in denials {
         assert_eq!(tool_failure(&host, tool, arguments.clone()), expected, "{tool}({arguments})");
     }
     assert!(!granted.path().join("new.txt").exists());
+    // Variables that were not granted do not exist inside the sandbox.
     assert_eq!(host.call("env_var", &json!({"name": "HOME"})), Ok(json!(null)));
+
+    // The network: the host sees each attempt, and the model is told what was denied.
+    let network = [
+        (
+            "connect",
+            json!({"address": "127.0.0.1:9"}),
+            "Tool 'connect' was denied by its sandbox: opening a TCP socket (tools may not open sockets; HTTP \
+             requests to allowed hosts are the only network access). The tool reported: \
+             connect 127.0.0.1:9: Permission denied (os error 2). Retrying will not help; only the tool's \
+             manifest can grant this access.",
+        ),
+        (
+            "resolve",
+            json!({"host": "localhost"}),
+            "Tool 'resolve' was denied by its sandbox: a lookup of the host name 'localhost' (tools may not \
+             resolve host names; HTTP requests to allowed hosts are the only network access). The tool reported: \
+             resolve localhost: failed to lookup address information: Non-recoverable error. Retrying will \
+             not help; only the tool's manifest can grant this access.",
+        ),
+    ];
+    for (tool, arguments, expected) in network {
+        let outcome = host.call(tool, &arguments);
+        serves_normally(&host);
+        let error = outcome.expect_err("denied");
+        assert_eq!(error.kind(), "denied", "{tool}({arguments})");
+        assert_eq!(error.to_string(), expected, "{tool}({arguments})");
+    }
 }
 
 #[test]
 fn hostile_tool_names_get_a_corrective_error() {
     let host = common::example_host();
     let long = "x".repeat(10_000);
-    for name in ["", long.as_str(), "eval\u{0}uate", "\u{1b}[31mevaluate", "еvaluate", "___", "- -", "ｅｖａｌｕａｔｅ", "🦀"] {
+    for name in
+        ["", long.as_str(), "eval\u{0}uate", "\u{1b}[31mevaluate", "еvaluate", "___", "- -", "ｅｖａｌｕａｔｅ", "🦀"]
+    {
         match host.call(name, &json!({"expression": "1"})) {
-            Err(ToolError::UnknownTool { available_tools, .. }) => assert_eq!(available_tools.len(), 26),
+            Err(ToolError::UnknownTool { available_tools, .. }) => assert_eq!(available_tools.len(), 34),
             Err(ToolError::AmbiguousTool { .. }) => {}
             other => panic!("{name:?}: expected a corrective error, got {other:?}"),
         }
@@ -166,50 +192,19 @@ fn a_bad_plugin_folder_warns_and_serves_the_rest() {
     let not_a_folder = folder.path().join("plain-file");
     fs::write(&not_a_folder, "x").expect("write");
 
-    let host = Host::builder()
-        .plugin_dir(folder.path())
-        .cache_dir(not_a_folder.join("cache"))
-        .build()
-        .expect("host builds");
+    let host =
+        Host::builder().plugin_dir(folder.path()).cache_dir(not_a_folder.join("cache")).build().expect("host builds");
     assert_eq!(host.call("gcd", &json!({"a": 6, "b": 4})), Ok(json!(2)));
     let warnings = &host.load_report().warnings;
     assert_eq!(warnings.len(), 3, "{warnings:#?}");
-    let about = |file: &str| warnings.iter().find(|w| w.contains(file)).unwrap_or_else(|| panic!("no warning for {file}: {warnings:#?}"));
+    let about = |file: &str| {
+        warnings.iter().find(|w| w.contains(file)).unwrap_or_else(|| panic!("no warning for {file}: {warnings:#?}"))
+    };
     assert!(about("needy.wasm").contains("test:needy/secrets"), "{}", about("needy.wasm"));
     assert!(about("vanished.wasm").contains("cannot read"), "{}", about("vanished.wasm"));
     assert!(about("folder.wasm").contains("cannot read"), "{}", about("folder.wasm"));
 }
 
-#[test]
-fn two_threads_of_mixed_calls_get_their_own_results_and_memory_stays_flat() {
-    let host = host().clone();
-    let round = |host: &Host, thread: usize, i: usize| {
-        let text = format!("thread {thread} call {i}");
-        assert_eq!(host.call("echo", &json!({"text": text})), Ok(json!(text)));
-        assert_eq!(host.call("Echo", &json!({"Text": text})), Ok(json!(text)));
-        assert_eq!(host.call("count_calls", &json!({})), Ok(json!(1)));
-        assert_eq!(host.call("echo", &json!({})).map_err(|e| e.kind()), Err("invalid_arguments"));
-        assert_eq!(host.call("ecko", &json!({})).map_err(|e| e.kind()), Err("unknown_tool"));
-        assert_eq!(host.call("fail_structured", &json!({"code": i})).map_err(|e| e.to_string()), Err(format!("{{\"code\":{i},\"reason\":\"the structured failure asked for\"}}")));
-        if i % 50 == 0 {
-            assert_eq!(host.call("panic_with", &json!({"message": text})).map_err(|e| e.kind()), Err("crashed"));
-        }
-    };
-    let run = |rounds: usize| {
-        std::thread::scope(|scope| {
-            for thread in 0..2 {
-                let host = &host;
-                scope.spawn(move || (0..rounds).for_each(|i| round(host, thread, i)));
-            }
-        });
-    };
-    run(200);
-    let warm = rss_kib();
-    run(1000);
-    let after = rss_kib();
-    println!("12,000 calls on 2 threads: resident memory {warm} KiB after warm-up, {after} KiB after");
-    assert!(after.saturating_sub(warm) < 16 * 1024, "memory grew from {warm} KiB to {after} KiB");
-}
 
 #[test]
 fn a_process_killed_while_writing_the_cache_leaves_nothing_trusted() {
@@ -248,7 +243,8 @@ fn any_json() -> impl Strategy<Value = Value> {
     leaf.prop_recursive(4, 32, 6, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::btree_map("[a-zA-Z_-]{1,16}", inner, 0..6).prop_map(|m| Value::Object(m.into_iter().collect())),
+            prop::collection::btree_map("[a-zA-Z_-]{1,16}", inner, 0..6)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     })
 }
@@ -260,9 +256,8 @@ fn tool_arguments() -> impl Strategy<Value = (String, Value)> {
         host.tools().iter().map(|t| (t.name.clone(), t.params.iter().map(|p| p.name.clone()).collect())).collect();
     prop::sample::select(tools).prop_flat_map(|(name, params)| {
         let values = prop::collection::vec(any_json(), params.len());
-        (Just(name), values).prop_map(move |(name, values)| {
-            (name, Value::Object(params.iter().cloned().zip(values).collect()))
-        })
+        (Just(name), values)
+            .prop_map(move |(name, values)| (name, Value::Object(params.iter().cloned().zip(values).collect())))
     })
 }
 

@@ -85,6 +85,17 @@ pub enum ToolError {
         /// The tool's own message (a string error as is, any other error as JSON).
         message: String,
     },
+    /// The sandbox refused something the tool tried (an HTTP request to a host not
+    /// allowed, a socket, a host-name lookup) and the tool then failed.
+    #[error("{}", denied_message(.tool, .denied, .message))]
+    Denied {
+        /// The tool that was called.
+        tool: String,
+        /// What was refused, each in words naming the host or address.
+        denied: Vec<String>,
+        /// What the tool said after the refusal (its error, or how it crashed).
+        message: String,
+    },
     /// The tool trapped: a panic, or another fault in the guest.
     #[error("Tool '{tool}' crashed: {reason}. Retrying with the same arguments will fail the same way.")]
     Crashed {
@@ -134,6 +145,16 @@ pub enum ToolError {
     },
 }
 
+fn denied_message(tool: &str, denied: &[String], message: &str) -> String {
+    let stop = if message.trim_end().ends_with(['.', '!', '?']) { "" } else { "." };
+    format!(
+        "Tool '{tool}' was denied by its sandbox: {}. The tool reported: {}{stop} Retrying will not help; \
+         only the tool's manifest can grant this access.",
+        denied.join("; "),
+        message.trim_end()
+    )
+}
+
 fn unknown_tool_message(name: &str, suggestion: Option<&str>, available: &[String]) -> String {
     let hint = suggestion.map(|s| format!(" Did you mean '{s}'?")).unwrap_or_default();
     format!("Tool '{name}' not found.{hint} Available tools: {}", python_list(available))
@@ -148,6 +169,7 @@ impl ToolError {
             ToolError::InvalidArguments { .. } => "invalid_arguments",
             ToolError::InvalidValue { .. } => "invalid_value",
             ToolError::ToolFailed { .. } => "tool_failed",
+            ToolError::Denied { .. } => "denied",
             ToolError::Crashed { .. } => "crashed",
             ToolError::TimedOut { .. } => "timed_out",
             ToolError::OutOfMemory { .. } => "out_of_memory",
@@ -165,6 +187,7 @@ impl ToolError {
                 object["available_tools"] = json!(&**available_tools);
             }
             ToolError::AmbiguousTool { candidates, .. } => object["candidates"] = json!(candidates),
+            ToolError::Denied { denied, .. } => object["denied"] = json!(denied),
             ToolError::InvalidArguments { expected_parameters: Some(expected), .. } => {
                 object["expected_parameters"] = json!(expected);
             }

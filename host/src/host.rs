@@ -16,6 +16,7 @@ use crate::error::{LoadError, ToolError};
 use crate::formats::ToolFormat;
 use crate::invoke::{Target, invoke};
 use crate::loader::{ComponentLoad, LoadReport, LoadedComponent, fingerprint, load_many, wasm_files};
+use crate::network::HostPattern;
 use crate::registry::{Registry, ToolRef, ToolsetError};
 use crate::runtime::Runtime;
 use crate::sandbox::{DirGrant, Grants, Limits};
@@ -141,7 +142,9 @@ impl Host {
     }
 
     fn registry_in(&self, state: &State) -> Arc<Registry> {
-        let Some(toolset) = &self.toolset else { return state.registry.clone() };
+        let Some(toolset) = &self.toolset else {
+            return state.registry.clone();
+        };
         let mut derived = toolset.derived.lock().unwrap_or_else(|p| p.into_inner());
         if derived.0 != state.generation {
             // Names no longer present after a reload are simply not active.
@@ -255,7 +258,9 @@ impl Host {
         let registry = self.registry_in(&state);
         let resolved = match registry.resolve(name) {
             Ok(resolved) => resolved,
-            Err(error) => return Dispatch { tool: None, repaired_from: None, result: Err(error) },
+            Err(error) => {
+                return Dispatch { tool: None, repaired_from: None, result: Err(error) };
+            }
         };
         let result = self.run(&state, &registry, resolved.tool, &resolved.name, arguments);
         Dispatch { tool: Some(resolved.name), repaired_from: resolved.repaired_from, result }
@@ -347,7 +352,13 @@ impl HostBuilder {
     }
 
     /// Lets `component` use the host directory `host_path`, seen as `guest_path`.
-    pub fn grant_dir(mut self, component: &str, host_path: impl AsRef<Path>, guest_path: &str, read_only: bool) -> Self {
+    pub fn grant_dir(
+        mut self,
+        component: &str,
+        host_path: impl AsRef<Path>,
+        guest_path: &str,
+        read_only: bool,
+    ) -> Self {
         self.grants.entry(component.to_string()).or_default().dirs.push(DirGrant {
             host_path: host_path.as_ref().to_path_buf(),
             guest_path: guest_path.to_string(),
@@ -360,6 +371,18 @@ impl HostBuilder {
     pub fn grant_env(mut self, component: &str, name: &str, value: &str) -> Self {
         self.grants.entry(component.to_string()).or_default().env.push((name.to_string(), value.to_string()));
         self
+    }
+
+    /// Lets `component` send HTTP requests to hosts matching `pattern`
+    /// (`api.example.com`, `*.example.com`, optionally with `:port`).
+    ///
+    /// # Errors
+    /// When `pattern` is not a host pattern; the message says what to write.
+    pub fn allow_http(mut self, component: &str, pattern: &str) -> Result<Self, String> {
+        let pattern = HostPattern::parse(pattern)?;
+        let grants = self.grants.entry(component.to_string()).or_default();
+        grants.http_hosts = grants.http_hosts.iter().cloned().chain([pattern]).collect();
+        Ok(self)
     }
 
     /// Calls `progress(done, total, file_name)` as each component finishes loading
@@ -422,6 +445,7 @@ impl HostBuilder {
         if let Some(extra) = self.grants.get(&*component.name) {
             grants.dirs.extend(extra.dirs.iter().cloned());
             grants.env.extend(extra.env.iter().cloned());
+            grants.http_hosts = grants.http_hosts.iter().chain(extra.http_hosts.iter()).cloned().collect();
         }
         let limits = self.component_limits.get(&*component.name).copied().unwrap_or(limits);
         (grants, limits)
@@ -461,8 +485,8 @@ impl Shared {
         }
         let to_load: Vec<PathBuf> =
             versions.iter().filter(|(p, v)| unchanged(p, v).is_none()).map(|(p, _)| p.clone()).collect();
-        let mut fresh = load_many(&self.runtime, &to_load, self.cache.as_ref(), self.config.progress.as_deref())
-            .into_iter();
+        let mut fresh =
+            load_many(&self.runtime, &to_load, self.cache.as_ref(), self.config.progress.as_deref()).into_iter();
 
         let mut components = Vec::new();
         let mut sources = Vec::new();
@@ -500,7 +524,14 @@ impl Shared {
             loaded.tools.iter().enumerate().map(move |(tool, found)| (found.spec.clone(), ToolRef { component, tool }))
         }));
         let generation = old.generation + 1;
-        self.state.store(Arc::new(State { generation, components, settings, sources, registry: Arc::new(registry), report }));
+        self.state.store(Arc::new(State {
+            generation,
+            components,
+            settings,
+            sources,
+            registry: Arc::new(registry),
+            report,
+        }));
         if generation > 1 {
             tracing::info!("plugins reloaded (version {generation})");
             for listener in self.listeners.lock().unwrap_or_else(|p| p.into_inner()).iter() {

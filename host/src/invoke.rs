@@ -37,21 +37,49 @@ pub fn invoke(runtime: &Runtime, target: &Target<'_>, args: &[Val]) -> Result<Va
         .map_err(|reason| ToolError::Unavailable { tool: target.tool.to_string(), reason })?;
     let mut store = Store::new(runtime.engine(), state);
     store.limiter(|state| state);
+    // Running guest code is stopped by the epoch; a call waiting in the host (a sleep,
+    // a slow server) by the timeout around the whole call.
     store.set_epoch_deadline(Runtime::ticks_for(target.limits.time));
-
-    let outcome = target.pre.instantiate(&mut store).and_then(|instance| {
+    let run = async {
+        let instance = target.pre.instantiate_async(&mut store).await?;
         let func = instance
             .get_func(&mut store, target.export)
             .ok_or_else(|| wasmtime::format_err!("the export is not a function"))?;
         let mut results = vec![Val::Bool(false); usize::from(target.result.is_some())];
-        func.call(&mut store, args, &mut results)?;
-        Ok(results.pop())
-    });
+        func.call_async(&mut store, args, &mut results).await?;
+        wasmtime::Result::Ok(results.pop())
+    };
+    let outcome = runtime.block_on(async { tokio::time::timeout(target.limits.time, run).await });
     log_guest_output(target, store.data());
-    match outcome {
-        Ok(value) => convert_result(target, value),
-        Err(error) => Err(classify_failure(target, store.data(), &error)),
+    let denied = store.data().denials.take();
+    let outcome = match outcome {
+        Err(_elapsed) => Err(ToolError::TimedOut { tool: target.tool.to_string(), limit: target.limits.time }),
+        Ok(Ok(value)) => convert_result(target, value),
+        Ok(Err(error)) => Err(classify_failure(target, store.data(), &error)),
+    };
+    explain_denials(target, outcome, denied)
+}
+
+/// When the sandbox refused something and the call then failed, says so: the guest's
+/// own account ("Non-recoverable error", "Permission denied") hides the reason.
+fn explain_denials(
+    target: &Target<'_>,
+    outcome: Result<Value, ToolError>,
+    denied: Vec<String>,
+) -> Result<Value, ToolError> {
+    if denied.is_empty() {
+        return outcome;
     }
+    let message = match outcome {
+        Ok(value) => {
+            tracing::debug!(tool = target.tool, "the sandbox refused {denied:?}; the tool carried on");
+            return Ok(value);
+        }
+        Err(ToolError::ToolFailed { message, .. }) => message,
+        Err(crash @ ToolError::Crashed { .. }) => crash.to_string(),
+        Err(other) => return Err(other),
+    };
+    Err(ToolError::Denied { tool: target.tool.to_string(), denied, message })
 }
 
 /// Passes what the guest printed to `tracing`, noting what the capture bound dropped.
@@ -124,10 +152,11 @@ fn classify_failure(target: &Target<'_>, state: &CallState, error: &wasmtime::Er
         return ToolError::Unavailable { tool, reason: format!("{error:#}") };
     };
     let reason = match trap {
-        Trap::Interrupt => return ToolError::TimedOut { tool, limit: target.limits.time },
+        Trap::Interrupt => {
+            return ToolError::TimedOut { tool, limit: target.limits.time };
+        }
         Trap::StackOverflow => "it overflowed its call stack (endless recursion?)".to_string(),
-        Trap::UnreachableCodeReached => panic_message(&state.stderr.text())
-            .map(|message| format!("it panicked: {message}"))
+        Trap::UnreachableCodeReached => crash_reason(&state.stderr.text())
             .unwrap_or_else(|| "it aborted without a message".to_string()),
         Trap::MemoryOutOfBounds => "it accessed memory out of bounds".to_string(),
         Trap::IntegerDivisionByZero => "it divided an integer by zero".to_string(),
@@ -137,9 +166,33 @@ fn classify_failure(target: &Target<'_>, state: &CallState, error: &wasmtime::Er
     ToolError::Crashed { tool, reason }
 }
 
-/// The message of a Rust panic as the guest printed it to stderr:
-/// `thread '…' panicked at src/lib.rs:1:2:\n<message>\nnote: …`.
-pub fn panic_message(stderr: &str) -> Option<String> {
+/// How a guest that trapped explained itself on stderr, as a reason: a Python
+/// exception, a JavaScript error or a Rust panic, each in the form its toolchain prints.
+pub fn crash_reason(stderr: &str) -> Option<String> {
+    python_exception(stderr)
+        .map(|e| format!("it raised an uncaught exception: {e}"))
+        .or_else(|| javascript_error(stderr).map(|e| format!("it threw an uncaught error: {e}")))
+        .or_else(|| rust_panic(stderr).map(|e| format!("it panicked: {e}")))
+}
+
+/// `Traceback (most recent call last):` … `ValueError: message` (componentize-py).
+fn python_exception(stderr: &str) -> Option<String> {
+    let start = stderr.rfind("Traceback (most recent call last):")?;
+    let mut lines = stderr[start..].lines().skip(1);
+    let exception = lines.find(|line| !line.starts_with(char::is_whitespace))?;
+    Some(exception.trim().to_string()).filter(|e| !e.is_empty())
+}
+
+/// `message`, then `Stack:` and indented frames (componentize-js / StarlingMonkey).
+fn javascript_error(stderr: &str) -> Option<String> {
+    let end = stderr.rfind("Stack:\n")?;
+    let before = stderr[..end].trim_end();
+    let paragraph = before.rsplit("\n\n").next()?.trim();
+    (!paragraph.is_empty()).then(|| paragraph.to_string())
+}
+
+/// `thread '…' panicked at src/lib.rs:1:2:\n<message>\nnote: …` (Rust).
+fn rust_panic(stderr: &str) -> Option<String> {
     let start = stderr.rfind("panicked at ")?;
     let after = &stderr[start..];
     let (_, rest) = after.split_once(":\n")?;
@@ -150,12 +203,27 @@ pub fn panic_message(stderr: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::panic_message;
+    use super::crash_reason;
 
     #[test]
-    fn panic_message_is_read_from_rust_stderr() {
+    fn a_rust_panic_message_is_read_from_stderr() {
         let stderr = "thread '<unnamed>' panicked at src/lib.rs:12:9:\nthe disk is on fire\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n";
-        assert_eq!(panic_message(stderr).as_deref(), Some("the disk is on fire"));
-        assert_eq!(panic_message("just some output"), None);
+        assert_eq!(crash_reason(stderr).as_deref(), Some("it panicked: the disk is on fire"));
+        assert_eq!(crash_reason("just some output"), None);
+    }
+
+    #[test]
+    fn a_python_exception_wins_over_the_runtime_panic_that_follows_it() {
+        let stderr = "Traceback (most recent call last):\n  File \"/0/app.py\", line 55, in ratio\nZeroDivisionError: float division by zero\n\nthread '<unnamed>' (1) panicked at runtime/src/lib.rs:1293:29:\nPython function threw an unexpected exception\nnote: run with `RUST_BACKTRACE=1`\n";
+        assert_eq!(
+            crash_reason(stderr).as_deref(),
+            Some("it raised an uncaught exception: ZeroDivisionError: float division by zero")
+        );
+    }
+
+    #[test]
+    fn a_javascript_error_is_the_text_before_its_stack() {
+        let stderr = "malformed URI sequence\nStack:\n  decode@urls.js:54:10\n\nRedirecting call to abort() to mozalloc_abort\n";
+        assert_eq!(crash_reason(stderr).as_deref(), Some("it threw an uncaught error: malformed URI sequence"));
     }
 }

@@ -16,6 +16,9 @@
 //! [env]
 //! UNITS = "metric"      # environment variables the tool sees
 //!
+//! [network]             # hosts HTTP requests may go to (nothing else is reachable)
+//! allow = ["api.example.com", "*.example.org", "127.0.0.1:8080"]
+//!
 //! hide = ["init"]       # exports that are toolchain plumbing, not tools
 //!
 //! [tools.greet]         # a tool's description, for toolchains that drop WIT docs
@@ -28,6 +31,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::network::HostPattern;
 use crate::sandbox::{DirGrant, Grants, Limits};
 
 /// A component's manifest, as written.
@@ -43,6 +47,9 @@ pub struct Manifest {
     /// Environment variables granted, with their values.
     #[serde(default)]
     pub env: std::collections::BTreeMap<String, String>,
+    /// Network access granted.
+    #[serde(default)]
+    pub network: NetworkEntry,
     /// Exported functions or interfaces that are not tools (toolchain plumbing).
     #[serde(default)]
     pub hide: Vec<String>,
@@ -76,6 +83,15 @@ pub struct LimitOverrides {
     pub result_kb: Option<usize>,
 }
 
+/// The network section of a manifest.
+#[derive(Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkEntry {
+    /// Host patterns HTTP requests may go to (see [`HostPattern`]).
+    #[serde(default)]
+    pub allow: Vec<String>,
+}
+
 /// One directory grant in a manifest.
 #[derive(Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -105,11 +121,19 @@ impl Manifest {
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(error) => return Err(format!("cannot read its manifest {}: {error}", path.display())),
+            Err(error) => {
+                return Err(format!("cannot read its manifest {}: {error}", path.display()));
+            }
         };
-        toml::from_str(&text)
-            .map(Some)
-            .map_err(|error| format!("its manifest {} is invalid: {}", path.display(), error.message()))
+        let manifest: Manifest = toml::from_str(&text)
+            .map_err(|error| format!("its manifest {} is invalid: {}", path.display(), error.message()))?;
+        manifest.http_hosts().map_err(|error| format!("its manifest {} is invalid: {error}", path.display()))?;
+        Ok(Some(manifest))
+    }
+
+    /// The `[network] allow` patterns, parsed.
+    pub fn http_hosts(&self) -> Result<Vec<HostPattern>, String> {
+        self.network.allow.iter().map(|text| HostPattern::parse(text)).collect()
     }
 
     /// Applies the manifest's limits over `base`.
@@ -153,9 +177,15 @@ impl Manifest {
             dirs: self
                 .dirs
                 .iter()
-                .map(|d| DirGrant { host_path: folder.join(&d.host), guest_path: d.guest.clone(), read_only: d.read_only })
+                .map(|d| DirGrant {
+                    host_path: folder.join(&d.host),
+                    guest_path: d.guest.clone(),
+                    read_only: d.read_only,
+                })
                 .collect(),
             env: self.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            // Checked when the manifest was read; a pattern that fails here is dropped.
+            http_hosts: self.network.allow.iter().filter_map(|text| HostPattern::parse(text).ok()).collect(),
         }
     }
 }
@@ -180,6 +210,23 @@ mod tests {
             [DirGrant { host_path: "/plugins/data".into(), guest_path: "/workspace".into(), read_only: true }]
         );
         assert_eq!(grants.env, [("A".to_string(), "1".to_string())]);
+        assert!(grants.http_hosts.is_empty());
+    }
+
+    #[test]
+    fn network_allow_patterns_are_checked_when_read() {
+        let folder = tempfile::tempdir().expect("temp dir");
+        let component = folder.path().join("tool.wasm");
+        std::fs::write(path_for(&component), "[network]\nallow = [\"*.example.com\", \"127.0.0.1:8080\"]\n")
+            .expect("write");
+        let manifest = Manifest::read_beside(&component).expect("valid").expect("present");
+        let grants = manifest.grants(folder.path());
+        assert!(grants.http_hosts[0].matches("api.example.com", Some(443)));
+        assert!(grants.http_hosts[1].matches("127.0.0.1", Some(8080)));
+
+        std::fs::write(path_for(&component), "[network]\nallow = [\"https://example.com\"]\n").expect("write");
+        let error = Manifest::read_beside(&component).expect_err("a URL is not a host pattern");
+        assert!(error.contains("'https://example.com' is not a host pattern"), "{error}");
     }
 
     #[test]

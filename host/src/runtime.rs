@@ -1,6 +1,6 @@
 //! The shared WebAssembly machinery: one engine (pooling allocator where the machine
 //! allows it, epoch interruption driven by a background ticker) and one linker that
-//! offers WASI 0.2 and the `toolhost:tool` imports.
+//! offers WASI 0.2, `wasi:http` and the `toolhost:tool` imports.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,6 +23,10 @@ const LOG_INTERFACE: &str = "toolhost:tool/log@0.1.0";
 pub struct Runtime {
     engine: Engine,
     linker: Linker<CallState>,
+    /// Drives what calls wait on in the host (timers, sockets, HTTP) on its own
+    /// thread, so a call never depends on the caller's async runtime. Always `Some`
+    /// until dropped.
+    io: Option<tokio::runtime::Runtime>,
     _ticker: Ticker,
 }
 
@@ -34,8 +38,22 @@ impl Runtime {
             Engine::new(&base_config()).map_err(|e| LoadError::Engine(e.to_string()))
         })?;
         let linker = make_linker(&engine).map_err(|e| LoadError::Engine(e.to_string()))?;
+        let io = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("toolhost-io")
+            .enable_all()
+            .build()
+            .map_err(|e| LoadError::Engine(format!("cannot start the I/O thread: {e}")))?;
         let ticker = Ticker::start(engine.clone());
-        Ok(Runtime { engine, linker, _ticker: ticker })
+        Ok(Runtime { engine, linker, io: Some(io), _ticker: ticker })
+    }
+
+    /// Runs `future` to completion on the calling thread, with the host's I/O runtime
+    /// as the ambient one. Works from inside another async runtime too (it blocks the
+    /// thread; async callers use `Host::call_async`, which moves the call off it).
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        let _context = self.io.as_ref().map(|io| io.enter());
+        futures::executor::block_on(future)
     }
 
     /// The engine every component is compiled for.
@@ -86,7 +104,11 @@ fn pooled_engine() -> Result<Engine, String> {
 
 fn make_linker(engine: &Engine) -> wasmtime::Result<Linker<CallState>> {
     let mut linker = Linker::<CallState>::new(engine);
-    wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+    // Async bindings, so a call blocked in the host (a sleep, a slow server) can be
+    // abandoned when its time is up; the epoch alone stops only running guest code.
+    wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
+    wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
+    crate::network::refuse_sockets_and_lookups(&mut linker)?;
     linker.instance(LOG_INTERFACE)?.func_new("log", |store, _ty, params, _results| {
         let component = store.data().component.clone();
         if let [Val::Enum(level), Val::String(message)] = params {
@@ -101,6 +123,15 @@ fn make_linker(engine: &Engine) -> wasmtime::Result<Linker<CallState>> {
         Ok(())
     })?;
     Ok(linker)
+}
+
+impl Drop for Runtime {
+    /// Stops the I/O thread without waiting, so a host may be dropped in async code.
+    fn drop(&mut self) {
+        if let Some(io) = self.io.take() {
+            io.shutdown_background();
+        }
+    }
 }
 
 /// Advances the engine's epoch every [`TICK`] until dropped.

@@ -7,8 +7,10 @@ use std::time::Duration;
 use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 use crate::capture::CapturedOutput;
+use crate::network::{Denials, HostPattern, HttpPolicy};
 
 /// Resource limits for one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,12 +28,7 @@ pub struct Limits {
 impl Default for Limits {
     /// 10 s, 256 MiB of memory, 64 KiB of captured output, 1 MiB of result.
     fn default() -> Limits {
-        Limits {
-            time: Duration::from_secs(10),
-            memory_bytes: 256 << 20,
-            output_bytes: 64 << 10,
-            result_bytes: 1 << 20,
-        }
+        Limits { time: Duration::from_secs(10), memory_bytes: 256 << 20, output_bytes: 64 << 10, result_bytes: 1 << 20 }
     }
 }
 
@@ -53,11 +50,16 @@ pub struct Grants {
     pub dirs: Vec<DirGrant>,
     /// Environment variables the component sees, as (name, value).
     pub env: Vec<(String, String)>,
+    /// Hosts the component may send HTTP requests to (shared: every call uses it).
+    pub http_hosts: std::sync::Arc<[HostPattern]>,
 }
 
-/// The store state of one call: WASI context, resource table, limits and captured output.
+/// The store state of one call: WASI and HTTP contexts, resource table, limits,
+/// captured output and what the sandbox refused.
 pub struct CallState {
     wasi: WasiCtx,
+    http: WasiHttpCtx,
+    http_policy: HttpPolicy,
     table: ResourceTable,
     memory_limit: u64,
     /// Set when the guest asked for more memory than its limit allows.
@@ -68,6 +70,8 @@ pub struct CallState {
     pub stderr: CapturedOutput,
     /// The component the call runs in, for tagging its log lines.
     pub component: std::sync::Arc<str>,
+    /// What the sandbox refused during the call.
+    pub denials: Denials,
 }
 
 impl CallState {
@@ -75,6 +79,7 @@ impl CallState {
     pub fn new(component: std::sync::Arc<str>, grants: &Grants, limits: &Limits) -> Result<CallState, String> {
         let stdout = CapturedOutput::new(limits.output_bytes);
         let stderr = CapturedOutput::new(limits.output_bytes);
+        let denials = Denials::default();
         let mut builder = WasiCtxBuilder::new();
         builder.stdout(stdout.clone()).stderr(stderr.clone());
         for (name, value) in &grants.env {
@@ -88,12 +93,15 @@ impl CallState {
         }
         Ok(CallState {
             wasi: builder.build(),
+            http: WasiHttpCtx::new(),
+            http_policy: HttpPolicy::new(grants.http_hosts.clone(), denials.clone()),
             table: ResourceTable::new(),
             memory_limit: limits.memory_bytes,
             memory_exceeded: false,
             stdout,
             stderr,
             component,
+            denials,
         })
     }
 }
@@ -101,6 +109,12 @@ impl CallState {
 impl WasiView for CallState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
         WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+impl WasiHttpView for CallState {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView { ctx: &mut self.http, table: &mut self.table, hooks: &mut self.http_policy }
     }
 }
 

@@ -104,6 +104,15 @@ impl Guest for Hostile {
             .map_err(|e| format!("resolve {host}: {e}"))
     }
 
+    fn sleep(ms: u64) -> u64 {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+        ms
+    }
+
+    fn http_get(url: String) -> Result<String, String> {
+        http::get(&url)
+    }
+
     fn count_calls() -> u32 {
         static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1
@@ -115,3 +124,43 @@ impl Guest for Hostile {
 }
 
 export!(Hostile);
+
+/// A GET request with the `wasi` crate's `wasi:http` bindings.
+mod http {
+    use wasi::http::outgoing_handler;
+    use wasi::http::types::{Fields, OutgoingRequest, Scheme};
+    use wasi::io::streams::StreamError;
+
+    pub fn get(url: &str) -> Result<String, String> {
+        let (scheme, rest) = url.split_once("://").ok_or_else(|| format!("'{url}' has no scheme"))?;
+        let (authority, path) = rest.find('/').map_or((rest, "/"), |i| rest.split_at(i));
+        let request = OutgoingRequest::new(Fields::new());
+        let scheme = if scheme == "https" { Scheme::Https } else { Scheme::Http };
+        request.set_scheme(Some(&scheme)).map_err(|()| "bad scheme".to_string())?;
+        request.set_authority(Some(authority)).map_err(|()| format!("bad authority '{authority}'"))?;
+        request.set_path_with_query(Some(path)).map_err(|()| format!("bad path '{path}'"))?;
+        let pending = outgoing_handler::handle(request, None).map_err(|e| format!("request failed: {e:?}"))?;
+        let response = loop {
+            match pending.get() {
+                Some(result) => break result,
+                None => pending.subscribe().block(),
+            }
+        };
+        let response = response
+            .map_err(|()| "response already taken".to_string())?
+            .map_err(|e| format!("request failed: {e:?}"))?;
+        let body = response.consume().map_err(|()| "no body".to_string())?;
+        let stream = body.stream().map_err(|()| "no body stream".to_string())?;
+        let mut bytes = Vec::new();
+        loop {
+            match stream.blocking_read(64 * 1024) {
+                Ok(chunk) => bytes.extend(chunk),
+                Err(StreamError::Closed) => break,
+                Err(StreamError::LastOperationFailed(e)) => {
+                    return Err(format!("reading the body failed: {}", e.to_debug_string()));
+                }
+            }
+        }
+        Ok(format!("{} {}", response.status(), String::from_utf8_lossy(&bytes)))
+    }
+}

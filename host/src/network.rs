@@ -1,0 +1,258 @@
+//! What a component may reach over the network (HTTP to allowed hosts, nothing else)
+//! and the record of what its sandbox refused during one call.
+//!
+//! Outgoing HTTP goes through `wasi:http` and is checked against the component's
+//! allow list ([`HostPattern`]s from its manifest). Opening a socket and looking up a
+//! host name are always refused. Every refusal is written to the call's [`Denials`], so a failed
+//! call can tell the model what was denied instead of the guest's libc guess.
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use wasmtime::component::{Linker, Val};
+use wasmtime_wasi_http::{WasiBody, WasiHttpHooks};
+
+use crate::sandbox::CallState;
+
+/// The host-name lookup interface the host overrides so lookups are refused and recorded.
+const NAME_LOOKUP_INTERFACE: &str = "wasi:sockets/ip-name-lookup@0.2.12";
+
+/// A host an HTTP request may go to: `api.example.com`, `*.example.com` (any
+/// subdomain, not the bare domain) or either with a `:port`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostPattern {
+    /// The host name or address, lower-case; for a wildcard, the part after `*.`.
+    host: String,
+    /// Whether subdomains of `host` match instead of `host` itself.
+    wildcard: bool,
+    /// The one port allowed, or any port when `None`.
+    port: Option<u16>,
+}
+
+impl HostPattern {
+    /// Reads a pattern such as `api.example.com`, `*.example.com:443` or `127.0.0.1`.
+    pub fn parse(text: &str) -> Result<HostPattern, String> {
+        let trimmed = text.trim();
+        let (host, port) = split_port(trimmed)
+            .ok_or_else(|| format!("'{text}' is not a host pattern: the port must be a number from 0 to 65535"))?;
+        let (host, wildcard) = match host.strip_prefix("*.") {
+            Some(rest) => (rest, true),
+            None => (host, false),
+        };
+        let valid =
+            !host.is_empty() && host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':'));
+        if !valid {
+            return Err(format!(
+                "'{text}' is not a host pattern: write a host name ('api.example.com'), a wildcard ('*.example.com') or an address, optionally with ':port'"
+            ));
+        }
+        Ok(HostPattern { host: host.to_ascii_lowercase(), wildcard, port })
+    }
+
+    /// Whether a request to `host` (without brackets) on `port` is allowed by this pattern.
+    pub fn matches(&self, host: &str, port: Option<u16>) -> bool {
+        let host = host.trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
+        let host_ok = if self.wildcard {
+            host.strip_suffix(&self.host).is_some_and(|prefix| prefix.len() > 1 && prefix.ends_with('.'))
+        } else {
+            host == self.host
+        };
+        host_ok && self.port.is_none_or(|allowed| port == Some(allowed))
+    }
+}
+
+/// Splits `host[:port]` (IPv6 in brackets: `[::1]:8080`); `None` when the port is not a number.
+fn split_port(text: &str) -> Option<(&str, Option<u16>)> {
+    if let Some(rest) = text.strip_prefix('[') {
+        let (host, after) = rest.split_once(']')?;
+        return match after.strip_prefix(':') {
+            Some(port) => Some((host, Some(port.parse().ok()?))),
+            None if after.is_empty() => Some((host, None)),
+            None => None,
+        };
+    }
+    match text.rsplit_once(':') {
+        // More than one colon and no brackets: a bare IPv6 address, no port.
+        Some((host, _)) if host.contains(':') => Some((text, None)),
+        Some((host, port)) => Some((host, Some(port.parse().ok()?))),
+        None => Some((text, None)),
+    }
+}
+
+impl fmt::Display for HostPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let star = if self.wildcard { "*." } else { "" };
+        match self.port {
+            Some(port) => write!(f, "{star}{}:{port}", self.host),
+            None => write!(f, "{star}{}", self.host),
+        }
+    }
+}
+
+/// What the sandbox refused during one call, in words for the model. Shared between
+/// the call's store and its HTTP hooks.
+#[derive(Debug, Clone, Default)]
+pub struct Denials(Arc<Mutex<Vec<String>>>);
+
+impl Denials {
+    /// Notes one refusal (repeats of the same refusal are noted once).
+    pub fn record(&self, what: String) {
+        let mut list = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !list.contains(&what) {
+            list.push(what);
+        }
+    }
+
+    /// Everything refused so far, in order.
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
+    }
+}
+
+/// The `wasi:http` hooks for a call: requests to allowed hosts are sent, others refused
+/// with `HTTP-request-denied` and recorded.
+pub struct HttpPolicy {
+    allowed: Arc<[HostPattern]>,
+    denials: Denials,
+}
+
+impl HttpPolicy {
+    /// A policy allowing exactly `allowed`, recording refusals in `denials`.
+    pub fn new(allowed: Arc<[HostPattern]>, denials: Denials) -> HttpPolicy {
+        HttpPolicy { allowed, denials }
+    }
+
+    fn allows(&self, uri: &http::Uri) -> bool {
+        let Some(host) = uri.host() else { return false };
+        let port = uri.port_u16().or_else(|| match uri.scheme_str() {
+            Some("https") => Some(443),
+            Some("http") => Some(80),
+            _ => None,
+        });
+        self.allowed.iter().any(|pattern| pattern.matches(host, port))
+    }
+
+    fn describe_refusal(&self, uri: &http::Uri) -> String {
+        let host = uri.authority().map_or("(no host)", |a| a.as_str());
+        let allowed = if self.allowed.is_empty() {
+            "this tool may reach no hosts".to_string()
+        } else {
+            let list: Vec<String> = self.allowed.iter().map(|p| format!("'{p}'")).collect();
+            format!("this tool may reach only {}", list.join(", "))
+        };
+        format!("an HTTP request to '{host}' ({allowed})")
+    }
+}
+
+impl WasiHttpHooks for HttpPolicy {
+    fn send_request(
+        &mut self,
+        request: http::Request<WasiBody>,
+        options: Option<wasmtime_wasi_http::RequestOptions>,
+        fut: Box<dyn Future<Output = Result<(), wasmtime_wasi_http::Error>> + Send>,
+    ) -> Box<
+        dyn Future<
+                Output = wasmtime_wasi_http::Result<(
+                    http::Response<WasiBody>,
+                    Box<dyn Future<Output = Result<(), wasmtime_wasi_http::Error>> + Send>,
+                )>,
+            > + Send,
+    > {
+        if self.allows(request.uri()) {
+            return wasmtime_wasi_http::default_hooks().send_request(request, options, fut);
+        }
+        self.denials.record(self.describe_refusal(request.uri()));
+        Box::new(std::future::ready(Err(wasmtime_wasi_http::Error::HttpRequestDenied)))
+    }
+}
+
+/// Replaces WASI's host-name lookup and socket creation with versions that refuse and
+/// record what was asked for (WASI's own refuse without telling the host). Lookups
+/// would let a tool send data out through DNS and sockets would reach any address, so
+/// no manifest grants them: HTTP to allowed hosts is the only way out.
+pub fn refuse_sockets_and_lookups(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
+    const ONLY_HTTP: &str = "HTTP requests to allowed hosts are the only network access";
+    linker.allow_shadowing(true);
+    linker.instance(NAME_LOOKUP_INTERFACE)?.func_new_async(
+        "resolve-addresses",
+        |mut store, _ty, params, results| {
+            Box::new(async move {
+                // The borrowed `network` handle must be released before the call returns.
+                if let Some(Val::Resource(network)) = params.first() {
+                    network.resource_drop_async(&mut store).await?;
+                }
+                if let Some(Val::String(name)) = params.get(1) {
+                    store.data().denials.record(format!(
+                        "a lookup of the host name '{name}' (tools may not resolve host names; {ONLY_HTTP})"
+                    ));
+                }
+                results[0] = refused("permanent-resolver-failure");
+                Ok(())
+            })
+        },
+    )?;
+    for (interface, function, protocol) in SOCKET_CONSTRUCTORS {
+        linker.instance(interface)?.func_new(function, move |store, _ty, _params, results| {
+            store
+                .data()
+                .denials
+                .record(format!("opening a {protocol} socket (tools may not open sockets; {ONLY_HTTP})"));
+            results[0] = refused("access-denied");
+            Ok(())
+        })?;
+    }
+    linker.allow_shadowing(false);
+    Ok(())
+}
+
+/// The functions that create sockets, by interface, and the protocol they open.
+const SOCKET_CONSTRUCTORS: [(&str, &str, &str); 2] = [
+    ("wasi:sockets/tcp-create-socket@0.2.12", "create-tcp-socket", "TCP"),
+    ("wasi:sockets/udp-create-socket@0.2.12", "create-udp-socket", "UDP"),
+];
+
+/// The `err` of a `result<_, error-code>` from `wasi:sockets`.
+fn refused(code: &str) -> Val {
+    Val::Result(Err(Some(Box::new(Val::Enum(code.into())))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::HostPattern;
+
+    fn allows(pattern: &str, host: &str, port: Option<u16>) -> bool {
+        HostPattern::parse(pattern).expect("valid pattern").matches(host, port)
+    }
+
+    #[test]
+    fn exact_names_match_themselves_on_any_port() {
+        assert!(allows("api.example.com", "api.example.com", Some(443)));
+        assert!(allows("API.Example.com", "api.EXAMPLE.com", Some(80)));
+        assert!(!allows("api.example.com", "example.com", Some(443)));
+        assert!(!allows("api.example.com", "api.example.com.evil.net", Some(443)));
+    }
+
+    #[test]
+    fn wildcards_match_subdomains_only() {
+        assert!(allows("*.example.com", "api.example.com", None));
+        assert!(allows("*.example.com", "a.b.example.com", None));
+        assert!(!allows("*.example.com", "example.com", None));
+        assert!(!allows("*.example.com", "badexample.com", None));
+    }
+
+    #[test]
+    fn ports_and_addresses() {
+        assert!(allows("127.0.0.1:8080", "127.0.0.1", Some(8080)));
+        assert!(!allows("127.0.0.1:8080", "127.0.0.1", Some(8081)));
+        assert!(allows("[::1]:80", "[::1]", Some(80)));
+        assert!(allows("::1", "::1", Some(1)));
+    }
+
+    #[test]
+    fn bad_patterns_say_what_to_write() {
+        for bad in ["", "*.", "exa mple.com", "host:http", "https://example.com"] {
+            let error = HostPattern::parse(bad).expect_err(bad);
+            assert!(error.contains("host pattern"), "{error}");
+        }
+    }
+}
