@@ -6,6 +6,11 @@
 #                                           tests/guests/*  -> target/test-guests/
 #   scripts/build-guests.sh CRATE_DIR [OUT] one tool crate of your own -> OUT (default ./plugins)
 #
+# Example tools in Python (a folder with app.py) and JavaScript (a folder with app.js)
+# are built with componentize-py and componentize-js at the pinned versions below,
+# installed from PyPI / npm under target/guest-toolchain/ when missing; their
+# manifest (<folder>.toml, with the descriptions those toolchains drop) goes beside.
+#
 # Uses the rustup `wasm32-wasip2` target when it is installed. Otherwise it sets up
 # an offline fallback itself (Debian's rustc-web with its std source, a wasm32-wasip2
 # wasi-libc from Debian trixie, and the wasm linkers rustup's stable toolchain ships)
@@ -16,6 +21,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 toolchain_dir=$root/target/guest-toolchain
 target=wasm32-wasip2
+componentize_py_version=0.25.1
+componentize_js_version=0.23.0
 
 say() { printf 'build-guests: %s\n' "$*" >&2; }
 die() {
@@ -138,20 +145,99 @@ install_component() {
 build_repository_guests() {
     local packages=() dir name
     for dir in "$root"/example-tools/*/ "$root"/tests/guests/*/; do
-        [ -f "$dir/Cargo.toml" ] && packages+=(-p "$(package_name "$dir")")
+        if [ -f "$dir/Cargo.toml" ]; then packages+=(-p "$(package_name "$dir")"); fi
     done
     local target_dir=$root/target/guest-build
     (cd "$root" && "${cargo_cmd[@]}" --profile guest --target-dir "$target_dir" "${packages[@]}") ||
         die "cargo could not build the guests (its errors are above)"
     for dir in "$root"/example-tools/*/; do
-        name=$(package_name "$dir")
-        install_component "$target_dir/$target/guest/${name//-/_}.wasm" "$root/target/plugins" "$name"
+        if [ -f "$dir/Cargo.toml" ]; then
+            name=$(package_name "$dir")
+            install_component "$target_dir/$target/guest/${name//-/_}.wasm" "$root/target/plugins" "$name"
+        elif [ -f "$dir/app.py" ]; then
+            build_python_tool "${dir%/}" "$root/target/plugins"
+        elif [ -f "$dir/app.js" ]; then
+            build_javascript_tool "${dir%/}" "$root/target/plugins"
+        fi
     done
     for dir in "$root"/tests/guests/*/; do
         name=$(package_name "$dir")
         install_component "$target_dir/$target/guest/${name//-/_}.wasm" "$root/target/test-guests" "$name"
     done
     say "components in target/plugins/ (example tools) and target/test-guests/ (test guests)"
+}
+
+# --- tools in other languages ------------------------------------------------------
+
+# The first world declared in a tool folder's wit/.
+world_of() {
+    sed -n 's/^world \([a-z0-9-]*\).*/\1/p' "$1"/wit/*.wit | head -n1
+}
+
+# Whether OUT is newer than every file of the tool folder DIR.
+up_to_date() {
+    local dir=$1 out=$2
+    [ -f "$out" ] && [ -z "$(find "$dir" -type f -newer "$out" -not -path '*/__pycache__/*' -print -quit)" ]
+}
+
+ensure_componentize_py() {
+    local venv=$toolchain_dir/componentize-py-$componentize_py_version
+    componentize_py=$venv/bin/componentize-py
+    [ -x "$componentize_py" ] && return
+    command -v python3 >/dev/null 2>&1 || die "python3 is needed for the Python example tool (apt install python3-venv)"
+    say "installing componentize-py $componentize_py_version from PyPI"
+    python3 -m venv "$venv" || die "python3 -m venv failed (on Debian: apt install python3-venv)"
+    "$venv/bin/pip" install --quiet "componentize-py==$componentize_py_version" ||
+        die "pip could not install componentize-py $componentize_py_version"
+}
+
+ensure_componentize_js() {
+    local dir=$toolchain_dir/componentize-js-$componentize_js_version
+    componentize_js=$dir/node_modules/.bin/componentize-js
+    [ -x "$componentize_js" ] && return
+    command -v npm >/dev/null 2>&1 || die "node and npm are needed for the JavaScript example tool (apt install nodejs npm)"
+    say "installing componentize-js $componentize_js_version from npm"
+    mkdir -p "$dir"
+    (cd "$dir" && npm install --no-audit --no-fund --silent "@bytecodealliance/componentize-js@$componentize_js_version") ||
+        die "npm could not install @bytecodealliance/componentize-js@$componentize_js_version"
+}
+
+# Builds the Python tool in DIR (app.py + wit/) into OUT/<folder>.wasm.
+build_python_tool() {
+    local dir=$1 out=$2 name
+    name=$(basename "$dir")
+    mkdir -p "$out"
+    if ! up_to_date "$dir" "$out/$name.wasm"; then
+        ensure_componentize_py
+        say "componentize-py: $name"
+        (cd "$toolchain_dir" && "$componentize_py" -d "$dir/wit" -w "$(world_of "$dir")" componentize \
+            -p "$dir" app -o "$out/$name.wasm.part") || die "componentize-py could not build $dir"
+        mv "$out/$name.wasm.part" "$out/$name.wasm"
+    fi
+    install_manifest "$dir" "$out" "$name"
+}
+
+# Builds the JavaScript tool in DIR (app.js + wit/) into OUT/<folder>.wasm.
+build_javascript_tool() {
+    local dir=$1 out=$2 name
+    name=$(basename "$dir")
+    mkdir -p "$out"
+    if ! up_to_date "$dir" "$out/$name.wasm"; then
+        ensure_componentize_js
+        say "componentize-js: $name"
+        "$componentize_js" "$dir/app.js" -w "$dir/wit" -n "$(world_of "$dir")" -o "$out/$name.wasm.part" ||
+            die "componentize-js could not build $dir"
+        mv "$out/$name.wasm.part" "$out/$name.wasm"
+    fi
+    install_manifest "$dir" "$out" "$name"
+}
+
+# Copies DIR/<name>.toml beside the component when there is one.
+install_manifest() {
+    local dir=$1 out=$2 name=$3
+    if [ -f "$dir/$name.toml" ]; then
+        cmp -s "$dir/$name.toml" "$out/$name.toml" || cp "$dir/$name.toml" "$out/$name.toml"
+    fi
 }
 
 build_one_crate() {

@@ -14,7 +14,7 @@ cargo build --quiet --locked -p toolhost
 
 demo=$root/target/demo-plugins
 rm -rf "$demo" && mkdir -p "$demo"
-cp target/plugins/*.wasm "$demo/"
+cp target/plugins/*.wasm target/plugins/*.toml "$demo/"
 cp target/test-guests/{peer-search,peer-weather,hostile}.wasm "$demo/"
 printf '[limits]\ntime_ms = 500\n' >"$demo/hostile.toml"
 

@@ -42,7 +42,7 @@ fn every_example_component_loads_without_warnings() {
     let report = host().load_report();
     assert_eq!(report.warnings, Vec::<String>::new());
     let names: Vec<&str> = report.components.iter().map(|c| c.name.as_str()).collect();
-    assert_eq!(names, ["calculator", "dates", "files", "json-query", "text", "units"]);
+    assert_eq!(names, ["calculator", "dates", "files", "json-query", "stats-py", "text", "units", "urls-js"]);
 }
 
 #[test]
@@ -243,4 +243,46 @@ fn files_work_only_inside_the_granted_folder() {
         self::host().call("read_file", &json!({"path": "notes/todo.txt"})).map_err(|e| e.to_string()),
         Err("could not read 'notes/todo.txt': it does not exist, or no folder was granted to this tool".to_string())
     );
+}
+
+#[test]
+fn python_stats_summarises_averages_and_interpolates() {
+    assert_eq!(
+        call("summarize", json!({"values": [2, 4, 4, 4, 5, 5, 7, 9]})),
+        json!({"count": 8, "mean": 5.0, "median": 4.5, "minimum": 2.0, "maximum": 9.0, "stdev": 2.138089935299395})
+    );
+    assert_eq!(call("summarize", json!({"values": [3.5]}))["stdev"], json!(0.0));
+    assert_eq!(call("average", json!({"values": [1, 2, 2, 9], "kind": "mean"})), json!(3.5));
+    assert_eq!(call("average", json!({"values": [1, 2, 2, 9], "kind": "median"})), json!(2.0));
+    assert_eq!(call("average", json!({"values": [1, 2, 2, 9], "kind": "mode"})), json!(2.0));
+    assert_eq!(call("percentile", json!({"values": [10, 20, 30, 40], "percent": 50})), json!(25.0));
+    assert_eq!(call("percentile", json!({"values": [10, 20, 30, 40], "percent": 100})), json!(40.0));
+    assert_eq!(
+        tool_failed("percentile", json!({"values": [1], "percent": 101})),
+        "percent must be between 0 and 100, got 101.0"
+    );
+    assert_eq!(tool_failed("average", json!({"values": [], "kind": "mean"})), "the list of values is empty: give at least one number");
+    assert_eq!(call("ratio", json!({"numerator": 1, "denominator": 4})), json!(0.25));
+}
+
+#[test]
+fn javascript_urls_take_apart_build_and_decode() {
+    assert_eq!(
+        call("parse_url", json!({"url": "https://example.com:8080/a/b?x=1&y=caf%C3%A9#top"})),
+        json!({"scheme": "https", "host": "example.com", "port": 8080, "path": "/a/b",
+               "query": [["x", "1"], ["y", "café"]], "fragment": "top"})
+    );
+    assert_eq!(
+        call("parse_url", json!({"url": "http://example.org"})),
+        json!({"scheme": "http", "host": "example.org", "port": null, "path": "/", "query": [], "fragment": ""})
+    );
+    assert_eq!(call("get_part", json!({"url": "https://example.com/a?b=c&d=e", "part": "query"})), json!("b=c&d=e"));
+    assert_eq!(call("get_part", json!({"url": "https://example.com/a", "part": "port"})), json!(""));
+    assert_eq!(tool_failed("get_part", json!({"url": "/relative", "part": "host"})), "'/relative' is not an absolute URL (like https://example.com/path)");
+    assert_eq!(
+        call("build_url", json!({"host": "example.com", "path": "/search", "query": [["q", "a b"], ["lang", "en"]], "secure": true})),
+        json!("https://example.com/search?q=a+b&lang=en")
+    );
+    assert_eq!(call("build_url", json!({"host": "example.com", "path": "/", "query": [], "secure": false})), json!("http://example.com/"));
+    assert_eq!(call("decode", json!({"text": "caf%C3%A9"})), json!("café"));
 }

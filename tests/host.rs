@@ -16,10 +16,11 @@ fn example_folder_yields_the_exact_tool_list() {
     assert_eq!(
         names,
         [
-            "add_duration", "char_at", "convert", "days_between", "describe", "evaluate", "factorial",
-            "format_date", "format_date_time", "gcd", "is_palindrome", "keys", "length", "list_dir",
-            "list_units", "parse_date", "percentage", "query", "read_file", "replace", "slugify",
-            "statistics", "top_words", "weekday", "word_count", "write_file",
+            "add_duration", "average", "build_url", "char_at", "convert", "days_between", "decode", "describe",
+            "evaluate", "factorial", "format_date", "format_date_time", "gcd", "get_part", "is_palindrome",
+            "keys", "length", "list_dir", "list_units", "parse_date", "parse_url", "percentage", "percentile",
+            "query", "ratio", "read_file", "replace", "slugify", "statistics", "summarize", "top_words",
+            "weekday", "word_count", "write_file",
         ]
     );
     let unit = WitType::Enum(

@@ -100,7 +100,7 @@ fn an_mcp_client_lists_and_calls_tools_over_stdio() {
 
     let list = client.request(2, "tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().expect("a tool list");
-    assert_eq!(tools.len(), 26);
+    assert_eq!(tools.len(), 34);
     let evaluate = tools.iter().find(|t| t["name"] == "evaluate").expect("evaluate is listed");
     assert!(evaluate["description"].as_str().unwrap_or("").starts_with("Evaluates an arithmetic expression"));
     assert_eq!(evaluate["inputSchema"]["required"], json!(["expression"]));
