@@ -371,6 +371,54 @@ fn shorten(value: &Value) -> String {
 }
 
 /// Converts a WIT value returned by a tool into JSON, in the shapes described above.
+/// Whether the JSON text of `val` is surely longer than `limit` bytes, judged from a
+/// lower bound on its length, without building it: a result far over the limit is
+/// refused before its JSON form doubles the memory it takes.
+pub fn json_surely_longer_than(val: &Val, limit: usize) -> bool {
+    let mut budget = limit;
+    !fits_in(val, &mut budget)
+}
+
+/// Takes the least JSON length of `val` from `budget`; false once the budget is spent.
+fn fits_in(val: &Val, budget: &mut usize) -> bool {
+    let separators = |n: usize| 2 + n.saturating_sub(1);
+    match val {
+        Val::Bool(_) => take(budget, 4),
+        Val::Char(_) => take(budget, 3),
+        Val::String(s) => take(budget, s.len() + 2),
+        Val::Enum(name) => take(budget, name.len() + 2),
+        Val::List(items) | Val::Tuple(items) | Val::FixedLengthList(items) => {
+            take(budget, separators(items.len())) && items.iter().all(|item| fits_in(item, budget))
+        }
+        Val::Record(fields) => {
+            take(budget, separators(fields.len()) + fields.iter().map(|(name, _)| name.len() + 3).sum::<usize>())
+                && fields.iter().all(|(_, value)| fits_in(value, budget))
+        }
+        Val::Flags(names) => take(budget, separators(names.len()) + names.iter().map(|n| n.len() + 2).sum::<usize>()),
+        Val::Variant(tag, payload) => take(budget, tag.len() + 10) && payload.as_deref().is_none_or(|v| fits_in(v, budget)),
+        Val::Option(Some(inner)) => fits_in(inner, budget),
+        Val::Option(None) => take(budget, 4),
+        Val::Result(Ok(inner) | Err(inner)) => take(budget, 7) && inner.as_deref().is_none_or(|v| fits_in(v, budget)),
+        Val::Map(entries) => {
+            take(budget, separators(entries.len())) && entries.iter().all(|(k, v)| fits_in(k, budget) && fits_in(v, budget))
+        }
+        Val::Resource(_) | Val::Future(_) | Val::Stream(_) | Val::ErrorContext(_) => true,
+        // Numbers: at least one digit.
+        _ => take(budget, 1),
+    }
+}
+
+/// Takes `n` from `budget`; false when there is not that much left.
+fn take(budget: &mut usize, n: usize) -> bool {
+    match budget.checked_sub(n) {
+        Some(rest) => {
+            *budget = rest;
+            true
+        }
+        None => false,
+    }
+}
+
 pub fn to_json(val: &Val) -> Value {
     match val {
         Val::Bool(b) => json!(b),

@@ -7,7 +7,7 @@ use serde_json::Value;
 use wasmtime::component::{ComponentExportIndex, InstancePre, Val};
 use wasmtime::{Store, Trap};
 
-use crate::bind::to_json;
+use crate::bind::{json_surely_longer_than, to_json};
 use crate::error::ToolError;
 use crate::runtime::Runtime;
 use crate::sandbox::{CallState, Grants, Limits};
@@ -100,9 +100,13 @@ fn log_guest_output(target: &Target<'_>, state: &CallState) {
 
 /// Turns a returned value into JSON; a top-level `result::err` becomes [`ToolError::ToolFailed`].
 fn convert_result(target: &Target<'_>, value: Option<Val>) -> Result<Value, ToolError> {
-    let json = match (target.result, value) {
+    let too_large = || ToolError::ResultTooLarge {
+        tool: target.tool.to_string(),
+        limit_bytes: target.limits.result_bytes as u64,
+    };
+    let value = match (target.result, value) {
         (Some(WitType::Result { .. }), Some(Val::Result(outcome))) => match outcome {
-            Ok(ok) => ok.as_deref().map_or(Value::Null, to_json),
+            Ok(ok) => ok.map(|ok| *ok),
             Err(err) => {
                 let message = match err.as_deref() {
                     Some(Val::String(text)) => text.clone(),
@@ -112,14 +116,16 @@ fn convert_result(target: &Target<'_>, value: Option<Val>) -> Result<Value, Tool
                 return Err(ToolError::ToolFailed { tool: target.tool.to_string(), message });
             }
         },
-        (_, Some(value)) => to_json(&value),
-        (_, None) => Value::Null,
+        (_, value) => value,
     };
+    let Some(value) = value else { return Ok(Value::Null) };
+    if json_surely_longer_than(&value, target.limits.result_bytes) {
+        return Err(too_large());
+    }
+    let json = to_json(&value);
+    drop(value);
     if json_size(&json) > target.limits.result_bytes {
-        return Err(ToolError::ResultTooLarge {
-            tool: target.tool.to_string(),
-            limit_bytes: target.limits.result_bytes as u64,
-        });
+        return Err(too_large());
     }
     Ok(json)
 }
@@ -148,6 +154,16 @@ fn classify_failure(target: &Target<'_>, state: &CallState, error: &wasmtime::Er
     if state.memory_exceeded {
         return ToolError::OutOfMemory { tool, limit_bytes: target.limits.memory_bytes };
     }
+    if hostcall_fuel_exhausted(error) {
+        // With no wasm frames in the error, it came from lifting the returned value:
+        // wasmtime stops copying a result into the host past its hostcall fuel
+        // (128 MiB), long before a result that size could fit the result limit.
+        if error.downcast_ref::<wasmtime::WasmBacktrace>().is_none() {
+            return ToolError::ResultTooLarge { tool, limit_bytes: target.limits.result_bytes as u64 };
+        }
+        let reason = "it passed the host more data in one call than the host accepts (128 MiB)".to_string();
+        return ToolError::Crashed { tool, reason };
+    }
     let Some(trap) = error.downcast_ref::<Trap>() else {
         return ToolError::Unavailable { tool, reason: format!("{error:#}") };
     };
@@ -164,6 +180,14 @@ fn classify_failure(target: &Target<'_>, state: &CallState, error: &wasmtime::Er
         other => format!("it hit a fault ({other})"),
     };
     ToolError::Crashed { tool, reason }
+}
+
+/// Whether wasmtime refused to copy more guest data into the host (its "hostcall
+/// fuel", which bounds the host memory one call's data may take). wasmtime keeps the
+/// error type private, so it is known by its message; `tests/hostile.rs` fails if
+/// a new wasmtime words it differently.
+fn hostcall_fuel_exhausted(error: &wasmtime::Error) -> bool {
+    error.chain().any(|cause| cause.to_string().contains("fuel allocated for hostcalls has been exhausted"))
 }
 
 /// How a guest that trapped explained itself on stderr, as a reason: a Python

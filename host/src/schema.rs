@@ -258,6 +258,21 @@ mod tests {
         }
 
         #[test]
+        fn the_result_size_bound_never_overestimates((ty, value) in wit_type().prop_flat_map(|ty| {
+            let values = value_of(&ty);
+            (Just(ty), values)
+        })) {
+            let val = to_val(&value, &ty, &mut "x".to_string()).expect("canonical values bind");
+            let length = crate::bind::to_json(&val).to_string().len();
+            for limit in 0..length + 2 {
+                if crate::bind::json_surely_longer_than(&val, limit) {
+                    prop_assert!(length > limit, "said longer than {limit}, but {value} is {length} bytes as JSON");
+                }
+            }
+            prop_assert!(!crate::bind::json_surely_longer_than(&val, length));
+        }
+
+        #[test]
         fn whatever_the_schema_accepts_the_binder_binds(ty in wit_type(), value in any_json()) {
             let schema = type_schema(&ty);
             if jsonschema::draft202012::is_valid(&schema, &value) {
