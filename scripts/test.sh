@@ -5,4 +5,9 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 scripts/build-guests.sh
+# Compile the example tools into the tests' cache once, before the test binaries
+# start: otherwise several of them compile the large Python and JavaScript
+# components at the same time.
+cargo build --locked --quiet -p toolhost
+TOOLHOST_CACHE_DIR=target/test-cache target/debug/toolhost list --plugins target/plugins >/dev/null
 cargo test --workspace --locked "$@"

@@ -238,10 +238,14 @@ fn files_work_only_inside_the_granted_folder() {
         call("read_file", json!({"path": "../etc/passwd"})).map_err(|e| e.to_string()),
         Err("'../etc/passwd' leaves the granted folder: '..' is not allowed".to_string())
     );
-    // The shared host grants nothing: the same tool cannot see any folder.
+    // The shared host grants nothing: the same tool cannot see any folder, and the
+    // model is told the sandbox refused it.
     assert_eq!(
         self::host().call("read_file", &json!({"path": "notes/todo.txt"})).map_err(|e| e.to_string()),
-        Err("could not read 'notes/todo.txt': it does not exist, or no folder was granted to this tool".to_string())
+        Err("Tool 'read_file' was denied by its sandbox: opening '/workspace/notes/todo.txt' (it is outside the \
+             folders granted to this tool). The tool reported: could not read 'notes/todo.txt': permission denied \
+             (the grant may be read-only). Retrying will not help; only the tool's manifest can grant this access."
+            .to_string())
     );
 }
 

@@ -116,28 +116,61 @@ fn the_sandbox_denies_files_sockets_names_and_variables() {
         .expect("host");
     assert_eq!(host.call("read_path", &json!({"path": "/data/ok.txt"})), Ok(json!("fine")));
 
-    // Files: what the guest is told, in its own (libc's) words: outside every grant a
-    // path does not exist; inside one, escaping it or writing a read-only grant is
-    // "not permitted". The host is not asked for a path outside every grant, so it has
-    // nothing to add.
+    // Files: the host sees each refused open (a path outside every grant reaches the
+    // empty folder every call has at `/`), and the model is told what was denied.
+    let told = |what: &str, reported: &str| {
+        format!(
+            "Tool '{}' was denied by its sandbox: {what}. The tool reported: {reported}. Retrying will not \
+             help; only the tool's manifest can grant this access.",
+            if what.starts_with("writing") { "write_path" } else { "read_path" }
+        )
+    };
     let denials = [
-        ("read_path", json!({"path": "/etc/passwd"}), "/etc/passwd: No such file or directory (os error 44)"),
+        (
+            "read_path",
+            json!({"path": "/etc/passwd"}),
+            told(
+                "opening '/etc/passwd' (it is outside the folders granted to this tool)",
+                "/etc/passwd: Permission denied (os error 2)",
+            ),
+        ),
         (
             "read_path",
             json!({"path": "/data/../../../../etc/passwd"}),
-            "/data/../../../../etc/passwd: Operation not permitted (os error 63)",
+            told(
+                "opening '../../../../etc/passwd' (the path leads out of the folder granted to this tool)",
+                "/data/../../../../etc/passwd: Operation not permitted (os error 63)",
+            ),
         ),
-        ("read_path", json!({"path": "/data/link.txt"}), "/data/link.txt: Operation not permitted (os error 63)"),
+        (
+            "read_path",
+            json!({"path": "/data/link.txt"}),
+            told(
+                "opening 'link.txt' (the path leads out of the folder granted to this tool)",
+                "/data/link.txt: Operation not permitted (os error 63)",
+            ),
+        ),
         (
             "write_path",
             json!({"path": "/data/new.txt", "contents": "x"}),
-            "/data/new.txt: Operation not permitted (os error 63)",
+            told(
+                "writing 'new.txt' (the folder is read-only for this tool, or the path leads out of it)",
+                "/data/new.txt: Operation not permitted (os error 63)",
+            ),
         ),
     ];
     for (tool, arguments, expected) in denials {
-        assert_eq!(tool_failure(&host, tool, arguments.clone()), expected, "{tool}({arguments})");
+        let outcome = host.call(tool, &arguments);
+        serves_normally(&host);
+        let error = outcome.expect_err("denied");
+        assert_eq!((error.kind(), error.to_string()), ("denied", expected), "{tool}({arguments})");
     }
     assert!(!granted.path().join("new.txt").exists());
+    // A file that is simply missing inside a grant is the tool's own error, not a denial.
+    assert_eq!(
+        tool_failure(&host, "read_path", json!({"path": "/data/missing.txt"})),
+        "/data/missing.txt: No such file or directory (os error 44)"
+    );
     // Variables that were not granted do not exist inside the sandbox.
     assert_eq!(host.call("env_var", &json!({"name": "HOME"})), Ok(json!(null)));
 

@@ -2,6 +2,8 @@
 //! and the outcome (a value, the tool's own error, or a trap) put in the model's terms.
 
 use std::sync::Arc;
+use std::task::Poll;
+use std::time::Duration;
 
 use serde_json::Value;
 use wasmtime::component::{ComponentExportIndex, InstancePre, Val};
@@ -10,6 +12,7 @@ use wasmtime::{Store, Trap};
 use crate::bind::{json_surely_longer_than, to_json};
 use crate::error::ToolError;
 use crate::runtime::Runtime;
+use crate::refusals::Refusal;
 use crate::sandbox::{CallState, Grants, Limits};
 use crate::types::WitType;
 
@@ -33,7 +36,7 @@ pub struct Target<'a> {
 
 /// Runs `target` with `args` in a fresh instance and converts the outcome.
 pub fn invoke(runtime: &Runtime, target: &Target<'_>, args: &[Val]) -> Result<Value, ToolError> {
-    let state = CallState::new(target.component.clone(), target.grants, target.limits)
+    let state = CallState::new(target.component.clone(), target.grants, target.limits, runtime.empty_root())
         .map_err(|reason| ToolError::Unavailable { tool: target.tool.to_string(), reason })?;
     let mut store = Store::new(runtime.engine(), state);
     store.limiter(|state| state);
@@ -49,37 +52,62 @@ pub fn invoke(runtime: &Runtime, target: &Target<'_>, args: &[Val]) -> Result<Va
         func.call_async(&mut store, args, &mut results).await?;
         wasmtime::Result::Ok(results.pop())
     };
-    let outcome = runtime.block_on(async { tokio::time::timeout(target.limits.time, run).await });
+    let outcome = runtime.block_on(within(target.limits.time, run));
     log_guest_output(target, store.data());
     let denied = store.data().denials.take();
     let outcome = match outcome {
-        Err(_elapsed) => Err(ToolError::TimedOut { tool: target.tool.to_string(), limit: target.limits.time }),
-        Ok(Ok(value)) => convert_result(target, value),
-        Ok(Err(error)) => Err(classify_failure(target, store.data(), &error)),
+        None => Err(ToolError::TimedOut { tool: target.tool.to_string(), limit: target.limits.time }),
+        Some(Ok(value)) => convert_result(target, value),
+        Some(Err(error)) => Err(classify_failure(target, store.data(), &error)),
     };
     explain_denials(target, outcome, denied)
 }
 
+/// `future`'s output, or `None` when `limit` passes while it waits in the host. The
+/// timer is set only once the future waits: most calls finish in their first poll,
+/// and registering a timer on every call costs more than the rest of the wrapper.
+async fn within<F: Future>(limit: Duration, future: F) -> Option<F::Output> {
+    let deadline = tokio::time::Instant::now() + limit;
+    let mut future = std::pin::pin!(future);
+    let mut timer: Option<std::pin::Pin<Box<tokio::time::Sleep>>> = None;
+    std::future::poll_fn(|cx| {
+        if let Poll::Ready(output) = future.as_mut().poll(cx) {
+            return Poll::Ready(Some(output));
+        }
+        let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        timer.as_mut().poll(cx).map(|()| None)
+    })
+    .await
+}
+
 /// When the sandbox refused something and the call then failed, says so: the guest's
-/// own account ("Non-recoverable error", "Permission denied") hides the reason.
+/// own account ("Non-recoverable error", "Permission denied") hides the reason. A crash
+/// is put down to a refused network use only, not to a refused file (see [`Refusal`]).
 fn explain_denials(
     target: &Target<'_>,
     outcome: Result<Value, ToolError>,
-    denied: Vec<String>,
+    refused: Vec<Refusal>,
 ) -> Result<Value, ToolError> {
-    if denied.is_empty() {
-        return outcome;
-    }
-    let message = match outcome {
-        Ok(value) => {
-            tracing::debug!(tool = target.tool, "the sandbox refused {denied:?}; the tool carried on");
-            return Ok(value);
-        }
-        Err(ToolError::ToolFailed { message, .. }) => message,
-        Err(crash @ ToolError::Crashed { .. }) => crash.to_string(),
-        Err(other) => return Err(other),
+    let explains = |refusal: &Refusal| match &outcome {
+        Err(ToolError::ToolFailed { .. }) => true,
+        Err(ToolError::Crashed { .. }) => !refusal.file,
+        _ => false,
     };
-    Err(ToolError::Denied { tool: target.tool.to_string(), denied, message })
+    let (relevant, other): (Vec<Refusal>, Vec<Refusal>) = refused.into_iter().partition(explains);
+    if !other.is_empty() {
+        tracing::debug!(tool = target.tool, "the sandbox also refused {other:?}");
+    }
+    let denied: Vec<String> = relevant.into_iter().map(|r| r.what).collect();
+    match outcome {
+        Err(error) if !denied.is_empty() => {
+            let message = match error {
+                ToolError::ToolFailed { message, .. } => message,
+                crash => crash.to_string(),
+            };
+            Err(ToolError::Denied { tool: target.tool.to_string(), denied, message })
+        }
+        outcome => outcome,
+    }
 }
 
 /// Passes what the guest printed to `tracing`, noting what the capture bound dropped.

@@ -22,6 +22,7 @@ mod manifest;
 pub mod mcp;
 mod names;
 mod network;
+mod refusals;
 mod registry;
 mod runtime;
 mod sandbox;

@@ -1,21 +1,16 @@
-//! What a component may reach over the network (HTTP to allowed hosts, nothing else)
-//! and the record of what its sandbox refused during one call.
+//! Which hosts a component may send HTTP requests to, and the `wasi:http` hooks that
+//! hold every request to that list.
 //!
 //! Outgoing HTTP goes through `wasi:http` and is checked against the component's
-//! allow list ([`HostPattern`]s from its manifest). Opening a socket and looking up a
-//! host name are always refused. Every refusal is written to the call's [`Denials`], so a failed
-//! call can tell the model what was denied instead of the guest's libc guess.
+//! allow list ([`HostPattern`]s from its manifest); a refused request is recorded in
+//! the call's [`Denials`] so the model hears which host was refused.
 
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use wasmtime::component::{Linker, Val};
 use wasmtime_wasi_http::{WasiBody, WasiHttpHooks};
 
-use crate::sandbox::CallState;
-
-/// The host-name lookup interface the host overrides so lookups are refused and recorded.
-const NAME_LOOKUP_INTERFACE: &str = "wasi:sockets/ip-name-lookup@0.2.12";
+use crate::refusals::Denials;
 
 /// A host an HTTP request may go to: `api.example.com`, `*.example.com` (any
 /// subdomain, not the bare domain) or either with a `:port`.
@@ -89,26 +84,6 @@ impl fmt::Display for HostPattern {
     }
 }
 
-/// What the sandbox refused during one call, in words for the model. Shared between
-/// the call's store and its HTTP hooks.
-#[derive(Debug, Clone, Default)]
-pub struct Denials(Arc<Mutex<Vec<String>>>);
-
-impl Denials {
-    /// Notes one refusal (repeats of the same refusal are noted once).
-    pub fn record(&self, what: String) {
-        let mut list = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if !list.contains(&what) {
-            list.push(what);
-        }
-    }
-
-    /// Everything refused so far, in order.
-    pub fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner()))
-    }
-}
-
 /// The `wasi:http` hooks for a call: requests to allowed hosts are sent, others refused
 /// with `HTTP-request-denied` and recorded.
 pub struct HttpPolicy {
@@ -164,56 +139,6 @@ impl WasiHttpHooks for HttpPolicy {
         self.denials.record(self.describe_refusal(request.uri()));
         Box::new(std::future::ready(Err(wasmtime_wasi_http::Error::HttpRequestDenied)))
     }
-}
-
-/// Replaces WASI's host-name lookup and socket creation with versions that refuse and
-/// record what was asked for (WASI's own refuse without telling the host). Lookups
-/// would let a tool send data out through DNS and sockets would reach any address, so
-/// no manifest grants them: HTTP to allowed hosts is the only way out.
-pub fn refuse_sockets_and_lookups(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
-    const ONLY_HTTP: &str = "HTTP requests to allowed hosts are the only network access";
-    linker.allow_shadowing(true);
-    linker.instance(NAME_LOOKUP_INTERFACE)?.func_new_async(
-        "resolve-addresses",
-        |mut store, _ty, params, results| {
-            Box::new(async move {
-                // The borrowed `network` handle must be released before the call returns.
-                if let Some(Val::Resource(network)) = params.first() {
-                    network.resource_drop_async(&mut store).await?;
-                }
-                if let Some(Val::String(name)) = params.get(1) {
-                    store.data().denials.record(format!(
-                        "a lookup of the host name '{name}' (tools may not resolve host names; {ONLY_HTTP})"
-                    ));
-                }
-                results[0] = refused("permanent-resolver-failure");
-                Ok(())
-            })
-        },
-    )?;
-    for (interface, function, protocol) in SOCKET_CONSTRUCTORS {
-        linker.instance(interface)?.func_new(function, move |store, _ty, _params, results| {
-            store
-                .data()
-                .denials
-                .record(format!("opening a {protocol} socket (tools may not open sockets; {ONLY_HTTP})"));
-            results[0] = refused("access-denied");
-            Ok(())
-        })?;
-    }
-    linker.allow_shadowing(false);
-    Ok(())
-}
-
-/// The functions that create sockets, by interface, and the protocol they open.
-const SOCKET_CONSTRUCTORS: [(&str, &str, &str); 2] = [
-    ("wasi:sockets/tcp-create-socket@0.2.12", "create-tcp-socket", "TCP"),
-    ("wasi:sockets/udp-create-socket@0.2.12", "create-udp-socket", "UDP"),
-];
-
-/// The `err` of a `result<_, error-code>` from `wasi:sockets`.
-fn refused(code: &str) -> Val {
-    Val::Result(Err(Some(Box::new(Val::Enum(code.into())))))
 }
 
 #[cfg(test)]

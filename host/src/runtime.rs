@@ -11,6 +11,7 @@ use wasmtime::component::{Component, InstancePre, Linker, Val};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 use crate::error::LoadError;
+use crate::refusals::EmptyRoot;
 use crate::sandbox::CallState;
 
 /// How often the epoch advances; time limits are enforced to this granularity.
@@ -27,6 +28,8 @@ pub struct Runtime {
     /// thread, so a call never depends on the caller's async runtime. Always `Some`
     /// until dropped.
     io: Option<tokio::runtime::Runtime>,
+    /// The empty folder calls see at `/`; `None` when it could not be made.
+    empty_root: Option<Arc<EmptyRoot>>,
     _ticker: Ticker,
 }
 
@@ -44,8 +47,12 @@ impl Runtime {
             .enable_all()
             .build()
             .map_err(|e| LoadError::Engine(format!("cannot start the I/O thread: {e}")))?;
+        let empty_root = EmptyRoot::create()
+            .inspect_err(|e| tracing::warn!("cannot make the sandbox's empty root folder ({e}); paths outside the granted folders will be reported by the tools alone"))
+            .ok()
+            .map(Arc::new);
         let ticker = Ticker::start(engine.clone());
-        Ok(Runtime { engine, linker, io: Some(io), _ticker: ticker })
+        Ok(Runtime { engine, linker, io: Some(io), empty_root, _ticker: ticker })
     }
 
     /// Runs `future` to completion on the calling thread, with the host's I/O runtime
@@ -54,6 +61,11 @@ impl Runtime {
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         let _context = self.io.as_ref().map(|io| io.enter());
         futures::executor::block_on(future)
+    }
+
+    /// The empty folder calls see at `/`, when there is one.
+    pub fn empty_root(&self) -> Option<&Arc<EmptyRoot>> {
+        self.empty_root.as_ref()
     }
 
     /// The engine every component is compiled for.
@@ -108,7 +120,7 @@ fn make_linker(engine: &Engine) -> wasmtime::Result<Linker<CallState>> {
     // abandoned when its time is up; the epoch alone stops only running guest code.
     wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
     wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
-    crate::network::refuse_sockets_and_lookups(&mut linker)?;
+    crate::refusals::install(&mut linker)?;
     linker.instance(LOG_INTERFACE)?.func_new("log", |store, _ty, params, _results| {
         let component = store.data().component.clone();
         if let [Val::Enum(level), Val::String(message)] = params {

@@ -2,6 +2,7 @@
 //! the limits it runs under, and the per-call store state that enforces both.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use wasmtime::ResourceLimiter;
@@ -10,7 +11,8 @@ use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 use crate::capture::CapturedOutput;
-use crate::network::{Denials, HostPattern, HttpPolicy};
+use crate::network::{HostPattern, HttpPolicy};
+use crate::refusals::{Denials, EmptyRoot};
 
 /// Resource limits for one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,7 +53,7 @@ pub struct Grants {
     /// Environment variables the component sees, as (name, value).
     pub env: Vec<(String, String)>,
     /// Hosts the component may send HTTP requests to (shared: every call uses it).
-    pub http_hosts: std::sync::Arc<[HostPattern]>,
+    pub http_hosts: Arc<[HostPattern]>,
 }
 
 /// The store state of one call: WASI and HTTP contexts, resource table, limits,
@@ -69,14 +71,23 @@ pub struct CallState {
     /// The guest's stderr (where a Rust guest's panic message goes).
     pub stderr: CapturedOutput,
     /// The component the call runs in, for tagging its log lines.
-    pub component: std::sync::Arc<str>,
+    pub component: Arc<str>,
     /// What the sandbox refused during the call.
     pub denials: Denials,
+    /// The empty folder the guest is given at `/`, if any.
+    pub empty_root: Option<Arc<EmptyRoot>>,
+    /// The guest's handles of that folder (one each time it asked for its folders).
+    pub root_descriptors: Vec<u32>,
 }
 
 impl CallState {
     /// A fresh state granting exactly `grants`, under `limits`.
-    pub fn new(component: std::sync::Arc<str>, grants: &Grants, limits: &Limits) -> Result<CallState, String> {
+    pub fn new(
+        component: Arc<str>,
+        grants: &Grants,
+        limits: &Limits,
+        empty_root: Option<&Arc<EmptyRoot>>,
+    ) -> Result<CallState, String> {
         let stdout = CapturedOutput::new(limits.output_bytes);
         let stderr = CapturedOutput::new(limits.output_bytes);
         let denials = Denials::default();
@@ -102,6 +113,8 @@ impl CallState {
             stderr,
             component,
             denials,
+            empty_root: empty_root.cloned(),
+            root_descriptors: Vec::new(),
         })
     }
 }
