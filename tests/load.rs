@@ -1,11 +1,12 @@
-//! Load: two threads of mixed calls (good, repaired, refused, crashing) get their own
-//! results, and the host's memory stays flat. In its own test binary because resident
-//! memory is the whole process's: no other test may run beside it.
+//! Memory under load: two threads of mixed calls (good, repaired, refused, crashing)
+//! get their own results and the host's memory stays flat; megabytes of guest output
+//! are bounded, not buffered. In a test binary of their own, one at a time, because
+//! resident memory is the whole process's: no other test may run beside them.
 
 mod common;
 
 use std::fs;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use serde_json::json;
@@ -23,6 +24,14 @@ fn host() -> &'static Host {
     })
 }
 
+/// Held by each test while it measures memory, so they never overlap.
+static MEASURING: Mutex<()> = Mutex::new(());
+
+/// After a hostile call, an ordinary one must still work.
+fn serves_normally(host: &Host) {
+    assert_eq!(host.call("echo", &json!({"text": "after"})), Ok(json!("after")));
+}
+
 /// Resident memory of this process, in KiB.
 fn rss_kib() -> u64 {
     let status = fs::read_to_string("/proc/self/status").expect("/proc/self/status");
@@ -32,6 +41,7 @@ fn rss_kib() -> u64 {
 
 #[test]
 fn two_threads_of_mixed_calls_get_their_own_results_and_memory_stays_flat() {
+    let _alone = MEASURING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let host = host().clone();
     let round = |host: &Host, thread: usize, i: usize| {
         let text = format!("thread {thread} call {i}");
@@ -62,4 +72,17 @@ fn two_threads_of_mixed_calls_get_their_own_results_and_memory_stays_flat() {
     let after = rss_kib();
     println!("12,000 calls on 2 threads: resident memory {warm} KiB after warm-up, {after} KiB after");
     assert!(after.saturating_sub(warm) < 16 * 1024, "memory grew from {warm} KiB to {after} KiB");
+}
+
+#[test]
+fn megabytes_of_output_are_bounded_not_buffered() {
+    let _alone = MEASURING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let host = &common::hostile_host();
+    host.call("shout", &json!({"megabytes": 1})).expect("warm-up");
+    let before = rss_kib();
+    assert_eq!(host.call("shout", &json!({"megabytes": 64})), Ok(json!(64)));
+    let growth = rss_kib().saturating_sub(before);
+    println!("128 MiB of guest output: resident memory grew by {growth} KiB");
+    assert!(growth < 32 * 1024, "128 MiB of output grew the host by {growth} KiB");
+    serves_normally(host);
 }
