@@ -154,10 +154,8 @@ build_repository_guests() {
         if [ -f "$dir/Cargo.toml" ]; then
             name=$(package_name "$dir")
             install_component "$target_dir/$target/guest/${name//-/_}.wasm" "$root/target/plugins" "$name"
-        elif [ -f "$dir/app.py" ]; then
-            build_python_tool "${dir%/}" "$root/target/plugins"
-        elif [ -f "$dir/app.js" ]; then
-            build_javascript_tool "${dir%/}" "$root/target/plugins"
+        elif [ -f "$dir/app.py" ] || [ -f "$dir/app.js" ]; then
+            build_script_tool "${dir%/}" "$root/target/plugins"
         fi
     done
     for dir in "$root"/tests/guests/*/; do
@@ -202,31 +200,24 @@ ensure_componentize_js() {
         die "npm could not install @bytecodealliance/componentize-js@$componentize_js_version"
 }
 
-# Builds the Python tool in DIR (app.py + wit/) into OUT/<folder>.wasm.
-build_python_tool() {
+# Builds the Python (app.py) or JavaScript (app.js) tool in DIR, with its wit/, into
+# OUT/<folder>.wasm, unless that is newer than every file of DIR.
+build_script_tool() {
     local dir=$1 out=$2 name
     name=$(basename "$dir")
     mkdir -p "$out"
     if ! up_to_date "$dir" "$out/$name.wasm"; then
-        ensure_componentize_py
-        say "componentize-py: $name"
-        (cd "$toolchain_dir" && "$componentize_py" -d "$dir/wit" -w "$(world_of "$dir")" componentize \
-            -p "$dir" app -o "$out/$name.wasm.part") || die "componentize-py could not build $dir"
-        mv "$out/$name.wasm.part" "$out/$name.wasm"
-    fi
-    install_manifest "$dir" "$out" "$name"
-}
-
-# Builds the JavaScript tool in DIR (app.js + wit/) into OUT/<folder>.wasm.
-build_javascript_tool() {
-    local dir=$1 out=$2 name
-    name=$(basename "$dir")
-    mkdir -p "$out"
-    if ! up_to_date "$dir" "$out/$name.wasm"; then
-        ensure_componentize_js
-        say "componentize-js: $name"
-        "$componentize_js" "$dir/app.js" -w "$dir/wit" -n "$(world_of "$dir")" -o "$out/$name.wasm.part" ||
-            die "componentize-js could not build $dir"
+        if [ -f "$dir/app.py" ]; then
+            ensure_componentize_py
+            say "componentize-py: $name"
+            (cd "$toolchain_dir" && "$componentize_py" -d "$dir/wit" -w "$(world_of "$dir")" componentize \
+                -p "$dir" app -o "$out/$name.wasm.part") || die "componentize-py could not build $dir"
+        else
+            ensure_componentize_js
+            say "componentize-js: $name"
+            "$componentize_js" "$dir/app.js" -w "$dir/wit" -n "$(world_of "$dir")" -o "$out/$name.wasm.part" ||
+                die "componentize-js could not build $dir"
+        fi
         mv "$out/$name.wasm.part" "$out/$name.wasm"
     fi
     install_manifest "$dir" "$out" "$name"

@@ -9,19 +9,12 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use toolhost::{Host, Limits, ToolError};
+use toolhost::{Host, ToolError};
 
 /// The hostile guest with tight limits, so that each case ends quickly.
 fn host() -> &'static Host {
     static HOST: OnceLock<Host> = OnceLock::new();
-    HOST.get_or_init(|| {
-        Host::builder()
-            .component_file(common::test_guest("hostile"))
-            .cache_dir(common::test_cache_dir())
-            .limits(Limits { time: Duration::from_millis(300), memory_bytes: 64 << 20, ..Limits::default() })
-            .build()
-            .expect("hostile loads")
-    })
+    HOST.get_or_init(common::limited_hostile_host)
 }
 
 /// After every hostile call, an ordinary one must still work.

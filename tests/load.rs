@@ -7,21 +7,13 @@ mod common;
 
 use std::fs;
 use std::sync::{Mutex, OnceLock};
-use std::time::Duration;
 
 use serde_json::json;
-use toolhost::{Host, Limits};
+use toolhost::Host;
 
 fn host() -> &'static Host {
     static HOST: OnceLock<Host> = OnceLock::new();
-    HOST.get_or_init(|| {
-        Host::builder()
-            .component_file(common::test_guest("hostile"))
-            .cache_dir(common::test_cache_dir())
-            .limits(Limits { time: Duration::from_millis(300), memory_bytes: 64 << 20, ..Limits::default() })
-            .build()
-            .expect("hostile loads")
-    })
+    HOST.get_or_init(common::limited_hostile_host)
 }
 
 /// Held by each test while it measures memory, so they never overlap.

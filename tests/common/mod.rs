@@ -52,6 +52,21 @@ pub fn test_guest(name: &str) -> PathBuf {
     test_guests_dir().join(format!("{name}.wasm"))
 }
 
+/// A host over the `hostile` test guest alone, with tight limits (300 ms, 64 MiB) so
+/// that each misbehaving call ends quickly.
+pub fn limited_hostile_host() -> Host {
+    Host::builder()
+        .component_file(test_guest("hostile"))
+        .cache_dir(test_cache_dir())
+        .limits(toolhost::Limits {
+            time: std::time::Duration::from_millis(300),
+            memory_bytes: 64 << 20,
+            ..toolhost::Limits::default()
+        })
+        .build()
+        .expect("hostile loads")
+}
+
 /// A host over the `hostile` test guest alone.
 pub fn hostile_host() -> Host {
     Host::builder().component_file(test_guest("hostile")).cache_dir(test_cache_dir()).build().expect("hostile loads")
