@@ -5,9 +5,10 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 scripts/build-guests.sh
-# Compile the example tools into the tests' cache once, before the test binaries
-# start: otherwise several of them compile the large Python and JavaScript
-# components at the same time.
-cargo build --locked --quiet -p toolhost
+# Build the tests (and with them the `toolhost` binary, with the same features, so
+# nothing is compiled twice), then compile the example tools into the tests' cache
+# once, before the test binaries start: otherwise several of them compile the large
+# Python and JavaScript components at the same time.
+cargo test --workspace --locked --no-run "$@"
 TOOLHOST_CACHE_DIR=target/test-cache target/debug/toolhost list --plugins target/plugins >/dev/null
 cargo test --workspace --locked "$@"
