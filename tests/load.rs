@@ -46,7 +46,7 @@ fn two_threads_of_mixed_calls_get_their_own_results_and_memory_stays_flat() {
             host.call("fail_structured", &json!({"code": i})).map_err(|e| e.to_string()),
             Err(format!("{{\"code\":{i},\"reason\":\"the structured failure asked for\"}}"))
         );
-        if i % 50 == 0 {
+        if i.is_multiple_of(50) {
             assert_eq!(host.call("panic_with", &json!({"message": text})).map_err(|e| e.kind()), Err("crashed"));
         }
     };

@@ -370,7 +370,6 @@ fn shorten(value: &Value) -> String {
     }
 }
 
-/// Converts a WIT value returned by a tool into JSON, in the shapes described above.
 /// Whether the JSON text of `val` is surely longer than `limit` bytes, judged from a
 /// lower bound on its length, without building it: a result far over the limit is
 /// refused before its JSON form doubles the memory it takes.
@@ -419,6 +418,7 @@ fn take(budget: &mut usize, n: usize) -> bool {
     }
 }
 
+/// Converts a WIT value returned by a tool into JSON, in the shapes described above.
 pub fn to_json(val: &Val) -> Value {
     match val {
         Val::Bool(b) => json!(b),

@@ -16,7 +16,7 @@ use crate::error::{LoadError, ToolError};
 use crate::formats::ToolFormat;
 use crate::invoke::{Target, invoke};
 use crate::loader::{ComponentLoad, LoadReport, LoadedComponent, fingerprint, load_many, wasm_files};
-use crate::network::HostPattern;
+use crate::network::{HostPattern, HostPatternError};
 use crate::registry::{Registry, ToolRef, ToolsetError};
 use crate::runtime::Runtime;
 use crate::sandbox::{DirGrant, Grants, Limits};
@@ -378,7 +378,7 @@ impl HostBuilder {
     ///
     /// # Errors
     /// When `pattern` is not a host pattern; the message says what to write.
-    pub fn allow_http(mut self, component: &str, pattern: &str) -> Result<Self, String> {
+    pub fn allow_http(mut self, component: &str, pattern: &str) -> Result<Self, HostPatternError> {
         let pattern = HostPattern::parse(pattern)?;
         let grants = self.grants.entry(component.to_string()).or_default();
         grants.http_hosts = grants.http_hosts.iter().cloned().chain([pattern]).collect();

@@ -35,7 +35,7 @@ pub use error::{ExpectedParameters, LoadError, ToolError};
 pub use formats::ToolFormat;
 pub use host::{Dispatch, Host, HostBuilder};
 pub use loader::{ComponentLoad, LoadReport};
-pub use network::HostPattern;
+pub use network::{HostPattern, HostPatternError};
 pub use registry::{Registry, Resolved, ToolsetError};
 pub use sandbox::{DirGrant, Grants, Limits};
 pub use spec::{ParamSpec, ToolSpec};

@@ -87,9 +87,9 @@ pub struct LimitOverrides {
 #[derive(Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkEntry {
-    /// Host patterns HTTP requests may go to (see [`HostPattern`]).
+    /// Host patterns HTTP requests may go to.
     #[serde(default)]
-    pub allow: Vec<String>,
+    pub allow: Vec<HostPattern>,
 }
 
 /// One directory grant in a manifest.
@@ -125,15 +125,9 @@ impl Manifest {
                 return Err(format!("cannot read its manifest {}: {error}", path.display()));
             }
         };
-        let manifest: Manifest = toml::from_str(&text)
-            .map_err(|error| format!("its manifest {} is invalid: {}", path.display(), error.message()))?;
-        manifest.http_hosts().map_err(|error| format!("its manifest {} is invalid: {error}", path.display()))?;
-        Ok(Some(manifest))
-    }
-
-    /// The `[network] allow` patterns, parsed.
-    pub fn http_hosts(&self) -> Result<Vec<HostPattern>, String> {
-        self.network.allow.iter().map(|text| HostPattern::parse(text)).collect()
+        toml::from_str(&text)
+            .map(Some)
+            .map_err(|error| format!("its manifest {} is invalid: {}", path.display(), error.message()))
     }
 
     /// Applies the manifest's limits over `base`.
@@ -184,8 +178,7 @@ impl Manifest {
                 })
                 .collect(),
             env: self.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-            // Checked when the manifest was read; a pattern that fails here is dropped.
-            http_hosts: self.network.allow.iter().filter_map(|text| HostPattern::parse(text).ok()).collect(),
+            http_hosts: self.network.allow.iter().cloned().collect(),
         }
     }
 }

@@ -8,13 +8,15 @@
 use std::fmt;
 use std::sync::Arc;
 
+use serde::Deserialize;
 use wasmtime_wasi_http::{WasiBody, WasiHttpHooks};
 
 use crate::refusals::Denials;
 
 /// A host an HTTP request may go to: `api.example.com`, `*.example.com` (any
 /// subdomain, not the bare domain) or either with a `:port`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
 pub struct HostPattern {
     /// The host name or address, lower-case; for a wildcard, the part after `*.`.
     host: String,
@@ -26,10 +28,12 @@ pub struct HostPattern {
 
 impl HostPattern {
     /// Reads a pattern such as `api.example.com`, `*.example.com:443` or `127.0.0.1`.
-    pub fn parse(text: &str) -> Result<HostPattern, String> {
-        let trimmed = text.trim();
-        let (host, port) = split_port(trimmed)
-            .ok_or_else(|| format!("'{text}' is not a host pattern: the port must be a number from 0 to 65535"))?;
+    ///
+    /// # Errors
+    /// When `text` is not a host pattern; the message says what to write.
+    pub fn parse(text: &str) -> Result<HostPattern, HostPatternError> {
+        let error = |hint| HostPatternError { pattern: text.to_string(), hint };
+        let (host, port) = split_port(text.trim()).ok_or_else(|| error(BAD_PORT))?;
         let (host, wildcard) = match host.strip_prefix("*.") {
             Some(rest) => (rest, true),
             None => (host, false),
@@ -37,9 +41,7 @@ impl HostPattern {
         let valid =
             !host.is_empty() && host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | ':'));
         if !valid {
-            return Err(format!(
-                "'{text}' is not a host pattern: write a host name ('api.example.com'), a wildcard ('*.example.com') or an address, optionally with ':port'"
-            ));
+            return Err(error(WHAT_TO_WRITE));
         }
         Ok(HostPattern { host: host.to_ascii_lowercase(), wildcard, port })
     }
@@ -55,6 +57,28 @@ impl HostPattern {
         host_ok && self.port.is_none_or(|allowed| port == Some(allowed))
     }
 }
+
+impl TryFrom<String> for HostPattern {
+    type Error = HostPatternError;
+
+    fn try_from(text: String) -> Result<HostPattern, HostPatternError> {
+        HostPattern::parse(&text)
+    }
+}
+
+/// Text that is not a [`HostPattern`], with what to write instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{pattern}' is not a host pattern: {hint}")]
+pub struct HostPatternError {
+    /// The text as given.
+    pub pattern: String,
+    /// What is wrong with it, or what to write.
+    pub hint: &'static str,
+}
+
+const BAD_PORT: &str = "the port must be a number from 0 to 65535";
+const WHAT_TO_WRITE: &str =
+    "write a host name ('api.example.com'), a wildcard ('*.example.com') or an address, optionally with ':port'";
 
 /// Splits `host[:port]` (IPv6 in brackets: `[::1]:8080`); `None` when the port is not a number.
 fn split_port(text: &str) -> Option<(&str, Option<u16>)> {
@@ -176,7 +200,7 @@ mod tests {
     #[test]
     fn bad_patterns_say_what_to_write() {
         for bad in ["", "*.", "exa mple.com", "host:http", "https://example.com"] {
-            let error = HostPattern::parse(bad).expect_err(bad);
+            let error = HostPattern::parse(bad).expect_err(bad).to_string();
             assert!(error.contains("host pattern"), "{error}");
         }
     }

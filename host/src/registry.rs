@@ -156,10 +156,10 @@ impl Registry {
             if let Some(settled) = self.settle(name, self.by_normalised_key(current, None)) {
                 return settled;
             }
-            if let Some((component, rest)) = self.component_qualifier(current) {
-                if let Some(settled) = self.settle(name, self.by_normalised_key(rest, Some(component))) {
-                    return settled;
-                }
+            if let Some((component, rest)) = self.component_qualifier(current)
+                && let Some(settled) = self.settle(name, self.by_normalised_key(rest, Some(component)))
+            {
+                return settled;
             }
             match strip_wrapper(current) {
                 Some(rest) => current = rest,
