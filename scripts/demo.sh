@@ -10,7 +10,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 scripts/build-guests.sh
-cargo build --quiet --locked -p toolhost
+cargo build --quiet --locked -p toolhost-cli
 
 demo=$root/target/demo-plugins
 rm -rf "$demo" && mkdir -p "$demo"

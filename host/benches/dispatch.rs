@@ -42,7 +42,8 @@ fn dispatch(c: &mut Criterion) {
 /// Registry entries with real-looking names, for the unknown-name hint at scale.
 fn synthetic_registry(count: usize) -> Registry {
     const VERBS: [&str; 10] = ["get", "set", "list", "create", "delete", "update", "search", "fetch", "send", "run"];
-    const NOUNS: [&str; 10] = ["weather", "user", "file", "event", "email", "stock", "order", "ticket", "report", "note"];
+    const NOUNS: [&str; 10] =
+        ["weather", "user", "file", "event", "email", "stock", "order", "ticket", "report", "note"];
     Registry::from_specs((0..count).map(|i| {
         let name = format!("{}_{}_{}", VERBS[i % 10], NOUNS[(i / 10) % 10], i / 100);
         ToolSpec {
@@ -106,7 +107,7 @@ fn bind(c: &mut Criterion) {
     let items: Vec<_> =
         (0..1000).map(|i| json!({"name": format!("item {i}"), "count": i, "tags": ["a", "b"], "score": 0.5})).collect();
     let arguments = json!({ "items": items });
-    c.bench_function("bind/nested", |b| b.iter(|| spec.check_arguments(&arguments).expect("binds")));
+    c.bench_function("bind/nested", |b| b.iter(|| toolhost::bind::check_arguments(&spec, &arguments).expect("binds")));
 }
 
 /// A folder with the Rust example tools (the figures in BENCHMARKS.md are for these
@@ -128,9 +129,7 @@ fn load(c: &mut Criterion) {
     let cache = tempfile::tempdir().expect("cache folder");
     let mut group = c.benchmark_group("load");
     group.sample_size(10);
-    group.bench_function("cold", |b| {
-        b.iter(|| Host::builder().plugin_dir(plugins).no_cache().build().expect("loads"))
-    });
+    group.bench_function("cold", |b| b.iter(|| Host::builder().plugin_dir(plugins).no_cache().build().expect("loads")));
     Host::builder().plugin_dir(plugins).cache_dir(cache.path()).build().expect("fills the cache");
     group.bench_function("warm", |b| {
         b.iter(|| {

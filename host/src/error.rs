@@ -4,30 +4,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::names::python_list;
-
-/// The parameters a tool expects, for an arguments error.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ExpectedParameters {
-    /// Parameters the model must send.
-    pub required: Vec<String>,
-    /// Parameters the model may leave out.
-    pub optional: Vec<String>,
-}
-
-impl ExpectedParameters {
-    /// The sentence that tells the model how to call `tool`.
-    pub fn hint(&self, tool: &str) -> String {
-        format!(
-            "Expected parameters for '{tool}' — required: {}, optional: {}.",
-            python_list(&self.required),
-            python_list(&self.optional)
-        )
-    }
-}
+use crate::tool::ExpectedParameters;
+use crate::tool::names::python_list;
 
 /// Why a tool call failed. `Display` is the message to hand back to the model; the
 /// fields carry the same facts for programs, and [`ToolError::to_json`] renders both.
@@ -228,4 +208,12 @@ pub enum LoadError {
     /// The WebAssembly engine could not be set up.
     #[error("cannot set up the WebAssembly engine: {0}")]
     Engine(String),
+    /// A plugin folder could not be watched for changes.
+    #[error("cannot watch the plugin folder {}: {reason}", .path.display())]
+    Watch {
+        /// The folder.
+        path: PathBuf,
+        /// What the file-watching service said.
+        reason: String,
+    },
 }

@@ -6,37 +6,56 @@
 //! to the WIT signature, the function runs in a fresh, deny-by-default sandbox under
 //! time and memory limits, and the outcome comes back as JSON or as a [`ToolError`]
 //! whose text is a corrective message for the model.
+//!
+//! ```no_run
+//! let host = toolhost::Host::builder().plugin_dir("target/plugins").build()?;
+//! match host.call_text("Evaluate", r#"{"expression": "2 * (3 + 4)",}"#) {
+//!     Ok(value) => println!("{value}"),                // 14.0
+//!     Err(error) => println!("tell the model: {error}"), // a corrective message
+//! }
+//! # Ok::<(), toolhost::LoadError>(())
+//! ```
+//!
+//! # The map
+//!
+//! The folders follow a call, and each depends only on those above it:
+//!
+//! - `tool/`: what the model sees of a tool (spec, WIT types, JSON Schema, provider
+//!   formats, name rules); pure data, no wasmtime.
+//! - `error.rs`: [`ToolError`] (the corrective messages) and [`LoadError`].
+//! - `sandbox/`: grants and limits, the per-call store state, denials, the HTTP
+//!   allow list, the WASI functions the host replaces, output capture.
+//! - `runtime.rs`: the engine, the linker and the epoch ticker; the one home of
+//!   platform-specific settings.
+//! - `load/`: files → components: folder scan, compile cache, manifest,
+//!   introspection of exports into specs, embedded docs, parallel loading.
+//! - `resolve/`: name → tool: the registry and its repair rules, hints, toolsets.
+//! - `bind/`: argument text and JSON → typed WIT values.
+//! - `invoke/`: one call in a fresh instance, and its outcome in the model's terms.
+//! - `host/`: the [`Host`] facade, its builder, snapshots and reloads.
+//! - `mcp/`: the MCP server face (cargo feature `mcp`).
+//!
+//! `ARCHITECTURE.md` at the repository root says more, and how to add to it.
 
-mod arguments;
-mod bind;
-mod cache;
-mod capture;
-mod docs;
+#![deny(missing_docs)]
+#![warn(unreachable_pub, clippy::undocumented_unsafe_blocks, clippy::too_many_lines)]
+
+pub mod bind;
 mod error;
-mod formats;
 mod host;
-mod introspect;
 mod invoke;
-mod loader;
-mod manifest;
+mod load;
+mod lock;
+#[cfg(feature = "mcp")]
 pub mod mcp;
-mod names;
-mod network;
-mod refusals;
-mod registry;
+mod resolve;
 mod runtime;
 mod sandbox;
-mod schema;
-mod spec;
-mod suggest;
-mod types;
+mod tool;
 
-pub use error::{ExpectedParameters, LoadError, ToolError};
-pub use formats::ToolFormat;
-pub use host::{Dispatch, Host, HostBuilder};
-pub use loader::{ComponentLoad, LoadReport};
-pub use network::{HostPattern, HostPatternError};
-pub use registry::{Registry, Resolved, ToolsetError};
-pub use sandbox::{DirGrant, Grants, Limits};
-pub use spec::{ParamSpec, ToolSpec};
-pub use types::{Case, Field, WitType};
+pub use error::{LoadError, ToolError};
+pub use host::{CallOutcome, Host, HostBuilder};
+pub use load::{ComponentReport, LoadReport};
+pub use resolve::{Registry, Resolved, ToolsetError};
+pub use sandbox::{DirGrant, Grants, HostPattern, HostPatternError, Limits};
+pub use tool::{Case, ExpectedParameters, Field, ParamSpec, ToolFormat, ToolSpec, WitType};

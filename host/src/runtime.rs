@@ -1,6 +1,10 @@
 //! The shared WebAssembly machinery: one engine (pooling allocator where the machine
-//! allows it, epoch interruption driven by a background ticker) and one linker that
-//! offers WASI 0.2, `wasi:http` and the `toolhost:tool` imports.
+//! allows it, epoch interruption driven by a background ticker), one linker that
+//! offers WASI 0.2, `wasi:http` and the `toolhost:tool` imports, and the thread that
+//! drives what calls wait on in the host.
+//!
+//! This is the one home of platform- and machine-specific settings (allocator sizes,
+//! page-reset strategy, stack size, the epoch tick): porting or tuning starts here.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,17 +15,16 @@ use wasmtime::component::{Component, InstancePre, Linker, Val};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 use crate::error::LoadError;
-use crate::refusals::EmptyRoot;
-use crate::sandbox::CallState;
+use crate::sandbox::{CallState, EmptyRoot, install_shims};
 
 /// How often the epoch advances; time limits are enforced to this granularity.
-pub const TICK: Duration = Duration::from_millis(5);
+pub(crate) const TICK: Duration = Duration::from_millis(5);
 
 /// The name under which the host offers its log import.
 const LOG_INTERFACE: &str = "toolhost:tool/log@0.1.0";
 
 /// The engine, the linker and the epoch ticker, shared by every component.
-pub struct Runtime {
+pub(crate) struct Runtime {
     engine: Engine,
     linker: Linker<CallState>,
     /// Drives what calls wait on in the host (timers, sockets, HTTP) on its own
@@ -35,7 +38,7 @@ pub struct Runtime {
 
 impl Runtime {
     /// Sets up the engine and linker.
-    pub fn new() -> Result<Runtime, LoadError> {
+    pub(crate) fn new() -> Result<Runtime, LoadError> {
         let engine = pooled_engine().or_else(|pool_error| {
             tracing::warn!("pooling allocator unavailable ({pool_error}); instances are allocated on demand");
             Engine::new(&base_config()).map_err(|e| LoadError::Engine(e.to_string()))
@@ -58,32 +61,37 @@ impl Runtime {
     /// Runs `future` to completion on the calling thread, with the host's I/O runtime
     /// as the ambient one. Works from inside another async runtime too (it blocks the
     /// thread; async callers use `Host::call_async`, which moves the call off it).
-    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+    pub(crate) fn block_on<F: Future>(&self, future: F) -> F::Output {
         let _context = self.io.as_ref().map(|io| io.enter());
         futures::executor::block_on(future)
     }
 
     /// The empty folder calls see at `/`, when there is one.
-    pub fn empty_root(&self) -> Option<&Arc<EmptyRoot>> {
+    pub(crate) fn empty_root(&self) -> Option<&Arc<EmptyRoot>> {
         self.empty_root.as_ref()
     }
 
     /// The engine every component is compiled for.
-    pub fn engine(&self) -> &Engine {
+    pub(crate) fn engine(&self) -> &Engine {
         &self.engine
     }
 
     /// Links a component against the host's imports once, for cheap instantiation later.
     /// Fails naming the import the host cannot provide.
-    pub fn prepare(&self, component: &Component) -> Result<InstancePre<CallState>, String> {
-        self.linker.instantiate_pre(component).map_err(|e| format!("{e:#}"))
+    pub(crate) fn prepare(&self, component: &Component) -> Result<InstancePre<CallState>, LinkError> {
+        self.linker.instantiate_pre(component).map_err(LinkError)
     }
 
     /// Epoch ticks that add up to `time` (at least one).
-    pub fn ticks_for(time: Duration) -> u64 {
+    pub(crate) fn ticks_for(time: Duration) -> u64 {
         (time.as_nanos() / TICK.as_nanos()).max(1) as u64 + 1
     }
 }
+
+/// A component that imports something the host does not offer.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:#}")]
+pub(crate) struct LinkError(wasmtime::Error);
 
 fn base_config() -> Config {
     let mut config = Config::new();
@@ -95,7 +103,7 @@ fn base_config() -> Config {
 
 /// An engine with the pooling allocator: instance slots are reserved up front, so a
 /// fresh instance per call costs little.
-fn pooled_engine() -> Result<Engine, String> {
+fn pooled_engine() -> wasmtime::Result<Engine> {
     let mut pool = PoolingAllocationConfig::default();
     pool.total_component_instances(256)
         .total_core_instances(1024)
@@ -111,7 +119,7 @@ fn pooled_engine() -> Result<Engine, String> {
         .pagemap_scan(wasmtime::Enabled::Auto);
     let mut config = base_config();
     config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
-    Engine::new(&config).map_err(|e| e.to_string())
+    Engine::new(&config)
 }
 
 fn make_linker(engine: &Engine) -> wasmtime::Result<Linker<CallState>> {
@@ -120,7 +128,7 @@ fn make_linker(engine: &Engine) -> wasmtime::Result<Linker<CallState>> {
     // abandoned when its time is up; the epoch alone stops only running guest code.
     wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
     wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
-    crate::refusals::install(&mut linker)?;
+    install_shims(&mut linker)?;
     linker.instance(LOG_INTERFACE)?.func_new("log", |store, _ty, params, _results| {
         let component = store.data().component.clone();
         if let [Val::Enum(level), Val::String(message)] = params {

@@ -43,10 +43,7 @@ enum Step {
 /// Splits a dotted path (`a.b[0].c`) or a JSON pointer (`/a/b/0/c`) into steps.
 fn steps(path: &str) -> Result<Vec<Step>, String> {
     if let Some(pointer) = path.strip_prefix('/') {
-        return Ok(pointer
-            .split('/')
-            .map(|token| Step::Key(token.replace("~1", "/").replace("~0", "~")))
-            .collect());
+        return Ok(pointer.split('/').map(|token| Step::Key(token.replace("~1", "/").replace("~0", "~"))).collect());
     }
     let mut steps = Vec::new();
     for segment in path.split('.').filter(|s| !s.is_empty()) {
@@ -55,12 +52,8 @@ fn steps(path: &str) -> Result<Vec<Step>, String> {
             steps.push(Step::Key(key.to_string()));
         }
         while !rest.is_empty() {
-            let (index, after) = rest
-                .split_once(']')
-                .ok_or_else(|| format!("unclosed '[' in path '{path}'"))?;
-            let index = index
-                .parse()
-                .map_err(|_| format!("'{index}' in path '{path}' is not an array index"))?;
+            let (index, after) = rest.split_once(']').ok_or_else(|| format!("unclosed '[' in path '{path}'"))?;
+            let index = index.parse().map_err(|_| format!("'{index}' in path '{path}' is not an array index"))?;
             steps.push(Step::Index(index));
             rest = after.strip_prefix('[').unwrap_or(after);
         }
@@ -109,7 +102,9 @@ fn to_json_value(value: &Value) -> JsonValue {
     match value {
         Value::Null => JsonValue::Null,
         Value::Bool(b) => JsonValue::Boolean(*b),
-        Value::Number(n) => n.as_i64().map_or_else(|| JsonValue::Number(n.as_f64().unwrap_or(f64::NAN)), JsonValue::Integer),
+        Value::Number(n) => {
+            n.as_i64().map_or_else(|| JsonValue::Number(n.as_f64().unwrap_or(f64::NAN)), JsonValue::Integer)
+        }
         Value::String(s) => JsonValue::Text(s.clone()),
         Value::Array(_) => JsonValue::Array(value.to_string()),
         Value::Object(_) => JsonValue::Object(value.to_string()),

@@ -36,17 +36,8 @@ impl Guest for Text {
         slug
     }
 
-    fn replace(
-        text: String,
-        pattern: String,
-        replacement: String,
-        options: MatchOptions,
-    ) -> Result<String, String> {
-        let mut source = if options.contains(MatchOptions::LITERAL) {
-            regex::escape(&pattern)
-        } else {
-            pattern
-        };
+    fn replace(text: String, pattern: String, replacement: String, options: MatchOptions) -> Result<String, String> {
+        let mut source = if options.contains(MatchOptions::LITERAL) { regex::escape(&pattern) } else { pattern };
         if options.contains(MatchOptions::WHOLE_WORD) {
             source = format!(r"\b(?:{source})\b");
         }
@@ -81,8 +72,7 @@ impl Guest for Text {
     }
 
     fn is_palindrome(text: String) -> bool {
-        let letters: Vec<char> =
-            text.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
+        let letters: Vec<char> = text.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
         letters.iter().eq(letters.iter().rev())
     }
 }

@@ -35,10 +35,10 @@ fn docs_section() -> Result<TokenStream, String> {
     let mut functions = Map::new();
     for (_, world) in &resolve.packages[package].worlds {
         for (key, item) in &resolve.worlds[*world].exports {
-            if let (WorldKey::Name(name), WorldItem::Function(f)) = (key, item) {
-                if let Some(doc) = &f.docs.contents {
-                    functions.insert(name.clone(), json!(doc));
-                }
+            if let (WorldKey::Name(name), WorldItem::Function(f)) = (key, item)
+                && let Some(doc) = &f.docs.contents
+            {
+                functions.insert(name.clone(), json!(doc));
             }
         }
     }

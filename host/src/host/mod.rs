@@ -1,0 +1,240 @@
+//! [`Host`]: the library's entry point, over every stage of a call. It holds the
+//! loaded plugins as a snapshot (`snapshot.rs`), built and replaced whole by a reload
+//! (`reload.rs`), configured by [`HostBuilder`] (`builder.rs`), and runs each call:
+//! resolve the name, bind the arguments, invoke the tool, return the outcome.
+
+mod builder;
+mod reload;
+mod snapshot;
+
+use std::sync::{Arc, Mutex};
+
+use arc_swap::ArcSwap;
+use serde_json::Value;
+
+pub use builder::HostBuilder;
+
+use crate::bind::{Arguments, bind};
+use crate::error::{LoadError, ToolError};
+use crate::invoke::{Invocation, invoke};
+use crate::load::{Cache, LoadReport};
+use crate::lock::lock;
+use crate::resolve::{Registry, Resolved, Toolset, ToolsetError};
+use crate::runtime::Runtime;
+use crate::sandbox::{Grants, Limits};
+use crate::tool::{ToolFormat, ToolSpec};
+use reload::Watcher;
+use snapshot::Snapshot;
+
+/// A registry of sandboxed tools loaded from WebAssembly components.
+///
+/// ```no_run
+/// use serde_json::json;
+///
+/// let host = toolhost::Host::builder().plugin_dir("target/plugins").build()?;
+/// for tool in host.tools() {
+///     println!("{}: {}", tool.name, tool.description);
+/// }
+/// match host.call("evaluate", &json!({ "expression": "2 * (3 + 4)" })) {
+///     Ok(value) => println!("result: {value}"),
+///     Err(error) => println!("tell the model: {error}"),
+/// }
+/// # Ok::<(), toolhost::LoadError>(())
+/// ```
+///
+/// A `Host` is cheap to clone: clones share the loaded components. Calls may run
+/// from many threads at once; each runs in its own fresh instance.
+#[derive(Clone)]
+pub struct Host {
+    core: Arc<HostCore>,
+    /// The names a toolset restricts this host to, with the registry last derived.
+    toolset: Option<Arc<Toolset>>,
+}
+
+/// What every clone of a host shares: the runtime, the settings it was built with,
+/// the current snapshot of the plugins, and what reloading them needs.
+struct HostCore {
+    runtime: Runtime,
+    settings: HostBuilder,
+    cache: Option<Cache>,
+    current: ArcSwap<Snapshot>,
+    /// Serialises reloads (a watcher's and explicit ones).
+    reloading: Mutex<()>,
+    listeners: Mutex<Vec<Box<dyn Fn() + Send + Sync>>>,
+    watcher: Mutex<Option<Watcher>>,
+}
+
+/// What a call did: which tool ran (after any repair) and its outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallOutcome {
+    /// The registered name of the tool that ran, if the name resolved.
+    pub tool: Option<String>,
+    /// The name the model sent, when it was repaired into `tool`.
+    pub repaired_from: Option<String>,
+    /// The tool's result as JSON, or the corrective error.
+    pub result: Result<Value, ToolError>,
+}
+
+impl CallOutcome {
+    /// The outcome of a call whose name did not resolve, or that could not start.
+    fn failed(error: ToolError) -> CallOutcome {
+        CallOutcome { tool: None, repaired_from: None, result: Err(error) }
+    }
+}
+
+impl Host {
+    /// Starts configuring a host.
+    pub fn builder() -> HostBuilder {
+        HostBuilder::default()
+    }
+
+    /// Every active tool, sorted by name.
+    pub fn tools(&self) -> Vec<ToolSpec> {
+        self.registry().specs().cloned().collect()
+    }
+
+    /// The active tool registered under exactly `name`.
+    pub fn tool(&self, name: &str) -> Option<ToolSpec> {
+        self.registry().spec(name).cloned()
+    }
+
+    /// The active registry of the current snapshot.
+    fn registry(&self) -> Arc<Registry> {
+        self.registry_in(&self.core.current.load())
+    }
+
+    /// The active registry of `snapshot`: all of it, or this host's toolset of it.
+    fn registry_in(&self, snapshot: &Snapshot) -> Arc<Registry> {
+        match &self.toolset {
+            Some(toolset) => toolset.registry(&snapshot.registry, snapshot.generation),
+            None => snapshot.registry.clone(),
+        }
+    }
+
+    /// A host whose active tools are only `names` (a toolset): resolution, repair,
+    /// hints and the inventory see nothing else. It shares this host's components.
+    /// Each name must be a tool's name or repair to exactly one; a typo fails here,
+    /// with a hint, rather than at the first call.
+    ///
+    /// ```no_run
+    /// # let host = toolhost::Host::builder().plugin_dir("target/plugins").build()?;
+    /// let math = host.toolset(&["evaluate", "gcd"])?;
+    /// assert_eq!(math.tools().len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn toolset<S: AsRef<str>>(&self, names: &[S]) -> Result<Host, ToolsetError> {
+        let snapshot = self.core.current.load();
+        let toolset = Toolset::new(&self.registry_in(&snapshot), snapshot.generation, names)?;
+        Ok(Host { core: self.core.clone(), toolset: Some(Arc::new(toolset)) })
+    }
+
+    /// Every active tool's definition in a model provider's format, as a JSON array.
+    pub fn tool_definitions(&self, format: ToolFormat) -> Value {
+        Value::Array(self.registry().specs().map(|spec| spec.definition(format)).collect())
+    }
+
+    /// What the last load or reload did: components loaded (compiled or cached) and warnings.
+    pub fn load_report(&self) -> LoadReport {
+        self.core.current.load().report()
+    }
+
+    /// The grants and limits a component's calls run with, by component name.
+    pub fn component_settings(&self, component: &str) -> Option<(Grants, Limits)> {
+        let snapshot = self.core.current.load();
+        let served = snapshot.components.iter().find(|c| &*c.plugin.name == component)?;
+        Some((served.grants.clone(), served.limits))
+    }
+
+    /// Rescans the plugin folders: new files are loaded, changed ones (or ones whose
+    /// manifest changed) reloaded, removed ones dropped; unchanged ones are kept as
+    /// they are. A file that fails to load leaves its previous version in service.
+    /// The new registry replaces the old one whole; calls already running finish on
+    /// the version they started with. Returns whether anything changed.
+    pub fn reload(&self) -> Result<bool, LoadError> {
+        self.core.reload()
+    }
+
+    /// Calls `listener` after every reload that changed the plugins (e.g. to tell an
+    /// MCP client that the tool list changed).
+    pub fn on_change(&self, listener: impl Fn() + Send + Sync + 'static) {
+        lock(&self.core.listeners).push(Box::new(listener));
+    }
+
+    /// Calls a tool by the name a model sent, with the model's arguments.
+    pub fn call(&self, name: &str, arguments: &Value) -> Result<Value, ToolError> {
+        self.dispatch(name, arguments).result
+    }
+
+    /// Calls a tool with the argument text a model produced: strict JSON, or failing
+    /// that, JSON with the usual model slips repaired (see [`Host::dispatch_text`]).
+    pub fn call_text(&self, name: &str, arguments: &str) -> Result<Value, ToolError> {
+        self.dispatch_text(name, arguments).result
+    }
+
+    /// Like [`Host::call`], but also says which tool ran and how the name was repaired.
+    pub fn dispatch(&self, name: &str, arguments: &Value) -> CallOutcome {
+        self.dispatch_with(name, Arguments::Json(arguments))
+    }
+
+    /// Like [`Host::dispatch`], for argument text: parsed strictly, else repaired
+    /// conservatively (code fences, trailing commas, single quotes, unquoted keys,
+    /// missing closing brackets); unrepairable text is an error quoting where it broke.
+    pub fn dispatch_text(&self, name: &str, arguments: &str) -> CallOutcome {
+        self.dispatch_with(name, Arguments::Text(arguments))
+    }
+
+    /// [`Host::call`] for async code: the call runs on tokio's blocking pool, so the
+    /// executor is never blocked by a tool. Needs a tokio runtime.
+    pub async fn call_async(&self, name: &str, arguments: Value) -> Result<Value, ToolError> {
+        self.dispatch_async(name, arguments).await.result
+    }
+
+    /// [`Host::dispatch`] for async code (see [`Host::call_async`]).
+    pub async fn dispatch_async(&self, name: &str, arguments: Value) -> CallOutcome {
+        let host = self.clone();
+        let owned_name = name.to_string();
+        match tokio::task::spawn_blocking(move || host.dispatch(&owned_name, &arguments)).await {
+            Ok(outcome) => outcome,
+            Err(join_error) => CallOutcome::failed(ToolError::Unavailable {
+                tool: name.to_string(),
+                reason: format!("the call did not finish: {join_error}"),
+            }),
+        }
+    }
+
+    fn dispatch_with(&self, name: &str, arguments: Arguments<'_>) -> CallOutcome {
+        // One snapshot for the whole call: a reload meanwhile does not affect it.
+        let snapshot = self.core.current.load_full();
+        let registry = self.registry_in(&snapshot);
+        let resolved = match registry.resolve(name) {
+            Ok(resolved) => resolved,
+            Err(error) => return CallOutcome::failed(error),
+        };
+        let result = self.run(&snapshot, &registry, &resolved, arguments);
+        CallOutcome { tool: Some(resolved.name), repaired_from: resolved.repaired_from, result }
+    }
+
+    /// Binds the arguments to the resolved tool and invokes it.
+    fn run(
+        &self,
+        snapshot: &Snapshot,
+        registry: &Registry,
+        resolved: &Resolved,
+        arguments: Arguments<'_>,
+    ) -> Result<Value, ToolError> {
+        let served = &snapshot.components[resolved.tool.component];
+        let found = &served.plugin.tools[resolved.tool.tool];
+        let spec = registry.spec(&resolved.name).unwrap_or(&found.spec);
+        let args = bind(spec, arguments)?;
+        let call = Invocation {
+            tool: &resolved.name,
+            component: &served.plugin.name,
+            pre: &served.plugin.pre,
+            export: &found.export,
+            result: found.spec.result.as_ref(),
+            grants: &served.grants,
+            limits: &served.limits,
+        };
+        invoke(&self.core.runtime, &call, &args)
+    }
+}

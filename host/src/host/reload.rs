@@ -1,0 +1,157 @@
+//! Reloading the plugin folders, on demand or when a watcher sees a change: only
+//! new and changed files are loaded (off the calling path), unchanged components are
+//! kept, a file that fails to load leaves its previous version serving, and the new
+//! snapshot replaces the old one whole.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
+use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
+
+use super::HostCore;
+use super::snapshot::{ServedComponent, Snapshot, Version};
+use crate::error::LoadError;
+use crate::load::{LoadedFile, fingerprint, load_all, load_file, wasm_files};
+use crate::lock::lock;
+
+/// The running watcher of the plugin folders; dropping it stops watching.
+pub(super) type Watcher = Debouncer<RecommendedWatcher>;
+
+/// How long a plugin folder must be quiet before a change is loaded.
+const WATCH_DEBOUNCE: Duration = Duration::from_millis(300);
+
+/// Each component file with the version found there now (`None`: unreadable).
+type Versions = Vec<(PathBuf, Option<Version>)>;
+
+impl HostCore {
+    /// Loads what changed since the current snapshot and swaps in the new one;
+    /// returns whether anything changed.
+    pub(super) fn reload(&self) -> Result<bool, LoadError> {
+        let _one_at_a_time = lock(&self.reloading);
+        let old = self.current.load_full();
+        let versions = self.scan()?;
+        if old.holds_exactly(&versions) {
+            return Ok(false);
+        }
+        let mut fresh = self.load_changed(&old, &versions);
+        let mut components = Vec::new();
+        let mut warnings = Vec::new();
+        for (path, version) in &versions {
+            if let Some(kept) = old.unchanged(path, *version) {
+                components.push(kept.kept());
+                continue;
+            }
+            match fresh.remove(path) {
+                Some(Ok(loaded)) => {
+                    warnings.extend(loaded.warnings.iter().cloned());
+                    components.push(self.serve(loaded, path, version.unwrap_or_default()));
+                }
+                Some(Err(error)) => match old.previous(path) {
+                    Some(previous) => {
+                        warnings.push(format!("kept the previous version: {error}"));
+                        components.push(previous.kept());
+                    }
+                    None => warnings.push(format!("skipped {error}")),
+                },
+                None => warnings.push(format!("skipped {}: it was not loaded", path.display())),
+            }
+        }
+        self.publish(Snapshot::new(old.generation + 1, components, warnings));
+        Ok(true)
+    }
+
+    /// The component files to load (the named ones, then each folder's `*.wasm`, each
+    /// once) with their current versions.
+    fn scan(&self) -> Result<Versions, LoadError> {
+        let mut files = Vec::new();
+        for path in &self.settings.files {
+            if !path.is_file() {
+                let error = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+                return Err(LoadError::Read { path: path.clone(), error });
+            }
+            files.push(path.clone());
+        }
+        for dir in &self.settings.plugin_dirs {
+            files.extend(wasm_files(dir)?);
+        }
+        let mut seen = std::collections::HashSet::new();
+        files.retain(|path| seen.insert(path.clone()));
+        Ok(files
+            .into_iter()
+            .map(|path| {
+                let version = fingerprint(&path);
+                (path, version)
+            })
+            .collect())
+    }
+
+    /// Loads every file whose version the old snapshot does not hold.
+    fn load_changed(&self, old: &Snapshot, versions: &Versions) -> HashMap<PathBuf, Result<LoadedFile, LoadError>> {
+        let changed: Vec<PathBuf> = versions
+            .iter()
+            .filter(|(path, version)| old.unchanged(path, *version).is_none())
+            .map(|(p, _)| p.clone())
+            .collect();
+        let load = |path: &std::path::Path| load_file(&self.runtime, path, self.cache.as_ref());
+        let outcomes = load_all(&changed, load, self.settings.progress.as_deref());
+        changed.into_iter().zip(outcomes).collect()
+    }
+
+    /// A freshly loaded component with the grants and limits its calls run with.
+    fn serve(&self, loaded: LoadedFile, source: &std::path::Path, version: Version) -> ServedComponent {
+        let (grants, limits) = self.settings.settings_for(&loaded.plugin);
+        ServedComponent {
+            plugin: Arc::new(loaded.plugin),
+            grants,
+            limits,
+            source: source.to_path_buf(),
+            version,
+            report: loaded.report,
+        }
+    }
+
+    /// Makes `snapshot` current and tells the listeners (after the first load).
+    fn publish(&self, snapshot: Snapshot) {
+        for warning in &snapshot.warnings {
+            tracing::warn!("{warning}");
+        }
+        let generation = snapshot.generation;
+        self.current.store(Arc::new(snapshot));
+        if generation > 1 {
+            tracing::info!("plugins reloaded (version {generation})");
+            for listener in lock(&self.listeners).iter() {
+                listener();
+            }
+        }
+    }
+
+    /// Starts a debounced watcher on the plugin folders that reloads on any change.
+    pub(super) fn start_watching(core: &Arc<HostCore>) -> Result<(), LoadError> {
+        let weak: Weak<HostCore> = Arc::downgrade(core);
+        let handler = move |events: DebounceEventResult| {
+            let Some(core) = weak.upgrade() else { return };
+            match events {
+                Ok(_) => {
+                    if let Err(error) = core.reload() {
+                        tracing::warn!("reload after a change in the plugin folder failed: {error}");
+                    }
+                }
+                Err(error) => tracing::warn!("watching the plugin folder: {error}"),
+            }
+        };
+        let watch_error = |path: &PathBuf, error: &dyn std::fmt::Display| LoadError::Watch {
+            path: path.clone(),
+            reason: error.to_string(),
+        };
+        let first = core.settings.plugin_dirs.first().cloned().unwrap_or_default();
+        let mut debouncer = new_debouncer(WATCH_DEBOUNCE, handler).map_err(|e| watch_error(&first, &e))?;
+        for dir in &core.settings.plugin_dirs {
+            debouncer.watcher().watch(dir, RecursiveMode::NonRecursive).map_err(|e| watch_error(dir, &e))?;
+        }
+        *lock(&core.watcher) = Some(debouncer);
+        Ok(())
+    }
+}

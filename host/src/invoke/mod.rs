@@ -1,0 +1,101 @@
+//! One call: a fresh instance in a fresh store, the function run under its time
+//! limit whether it computes or waits in the host, and the outcome (a value, the
+//! tool's own error, or a trap) put in the model's terms.
+
+mod crash;
+mod outcome;
+mod result;
+
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::Duration;
+
+use serde_json::Value;
+use wasmtime::Store;
+use wasmtime::component::{ComponentExportIndex, InstancePre, Val};
+
+use crate::error::ToolError;
+use crate::runtime::Runtime;
+use crate::sandbox::{CallState, Grants, Limits};
+use crate::tool::WitType;
+use outcome::{classify_failure, convert_result, explain_denials};
+
+/// Everything needed to run one tool's function once.
+pub(crate) struct Invocation<'a> {
+    /// The name the model knows the tool by.
+    pub(crate) tool: &'a str,
+    /// The component's name, for log lines.
+    pub(crate) component: &'a Arc<str>,
+    /// The pre-linked component.
+    pub(crate) pre: &'a InstancePre<CallState>,
+    /// Where the function is.
+    pub(crate) export: &'a ComponentExportIndex,
+    /// The function's result type.
+    pub(crate) result: Option<&'a WitType>,
+    /// What the component is granted.
+    pub(crate) grants: &'a Grants,
+    /// The limits it runs under.
+    pub(crate) limits: &'a Limits,
+}
+
+/// Runs `call` with `args` in a fresh instance and puts the outcome in the model's terms.
+pub(crate) fn invoke(runtime: &Runtime, call: &Invocation<'_>, args: &[Val]) -> Result<Value, ToolError> {
+    let state = CallState::new(call.component.clone(), call.grants, call.limits, runtime.empty_root())
+        .map_err(|error| ToolError::Unavailable { tool: call.tool.to_string(), reason: error.to_string() })?;
+    let mut store = Store::new(runtime.engine(), state);
+    store.limiter(|state| state);
+    // Running guest code is stopped by the epoch; a call waiting in the host (a sleep,
+    // a slow server) by the timeout around the whole call.
+    store.set_epoch_deadline(Runtime::ticks_for(call.limits.time));
+    let run = async {
+        let instance = call.pre.instantiate_async(&mut store).await?;
+        let func = instance
+            .get_func(&mut store, call.export)
+            .ok_or_else(|| wasmtime::format_err!("the export is not a function"))?;
+        let mut results = vec![Val::Bool(false); usize::from(call.result.is_some())];
+        func.call_async(&mut store, args, &mut results).await?;
+        wasmtime::Result::Ok(results.pop())
+    };
+    let outcome = runtime.block_on(within(call.limits.time, run));
+    log_guest_output(call, store.data());
+    let denied = store.data().denials.take();
+    let outcome = match outcome {
+        None => Err(ToolError::TimedOut { tool: call.tool.to_string(), limit: call.limits.time }),
+        Some(Ok(value)) => convert_result(call, value),
+        Some(Err(error)) => Err(classify_failure(call, store.data(), &error)),
+    };
+    explain_denials(call, outcome, denied)
+}
+
+/// `future`'s output, or `None` when `limit` passes while it waits in the host. The
+/// timer is set only once the future waits: most calls finish in their first poll,
+/// and registering a timer on every call costs more than the rest of the wrapper.
+async fn within<F: Future>(limit: Duration, future: F) -> Option<F::Output> {
+    let deadline = tokio::time::Instant::now() + limit;
+    let mut future = std::pin::pin!(future);
+    let mut timer: Option<std::pin::Pin<Box<tokio::time::Sleep>>> = None;
+    std::future::poll_fn(|cx| {
+        if let Poll::Ready(output) = future.as_mut().poll(cx) {
+            return Poll::Ready(Some(output));
+        }
+        let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+        timer.as_mut().poll(cx).map(|()| None)
+    })
+    .await
+}
+
+/// Passes what the guest printed to `tracing`, noting what the capture bound dropped.
+fn log_guest_output(call: &Invocation<'_>, state: &CallState) {
+    if !tracing::enabled!(tracing::Level::DEBUG) {
+        return;
+    }
+    for (stream, capture) in [("stdout", &state.stdout), ("stderr", &state.stderr)] {
+        let text = capture.text();
+        if !text.is_empty() {
+            tracing::debug!(tool = call.tool, component = %call.component, "guest {stream}: {}", text.trim_end());
+        }
+        if capture.dropped() > 0 {
+            tracing::debug!(tool = call.tool, "guest {stream}: {} more bytes dropped", capture.dropped());
+        }
+    }
+}

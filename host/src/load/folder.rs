@@ -1,0 +1,31 @@
+//! The plugin folder: which files in it are components, and what identifies one
+//! version of a component (so a reload can tell what changed).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::manifest;
+use crate::error::LoadError;
+
+/// The `*.wasm` files of a folder, sorted.
+pub(crate) fn wasm_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
+    let entries = fs::read_dir(dir).map_err(|error| LoadError::PluginDir { path: dir.to_path_buf(), error })?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "wasm"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// What identifies one version of a component: the hash of its bytes and of its
+/// manifest's, so that a rewrite is noticed whatever the file times say.
+pub(crate) fn fingerprint(path: &Path) -> Option<[u8; 32]> {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&fs::read(path).ok()?);
+    if let Ok(manifest) = fs::read(manifest::path_for(path)) {
+        hasher.update(b"manifest");
+        hasher.update(&manifest);
+    }
+    Some(*hasher.finalize().as_bytes())
+}

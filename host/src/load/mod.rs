@@ -1,0 +1,120 @@
+//! Loading: files → components ready to serve calls. A plugin folder is scanned
+//! (`folder.rs`); each file is read, checked, compiled through the cache (`cache.rs`)
+//! on a worker per core (`workers.rs`), linked, and introspected into tool specs
+//! (`introspect.rs` over `types.rs`, with descriptions from the embedded WIT docs,
+//! `docs.rs`, and from the manifest beside it, `manifest.rs`). A file that cannot be
+//! loaded becomes a warning in the report (`report.rs`), never a reason to stop.
+
+mod cache;
+mod docs;
+mod folder;
+mod introspect;
+mod manifest;
+mod report;
+mod types;
+mod workers;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use wasmtime::component::{Component, InstancePre};
+
+pub(crate) use cache::{Cache, default_dir};
+pub(crate) use folder::{fingerprint, wasm_files};
+pub(crate) use introspect::FoundTool;
+pub(crate) use manifest::Manifest;
+pub use report::{ComponentReport, LoadReport};
+pub(crate) use workers::{Progress, load_all};
+
+use crate::error::LoadError;
+use crate::runtime::Runtime;
+use crate::sandbox::CallState;
+
+/// A component from a plugin folder, linked and introspected: ready to serve calls.
+pub(crate) struct Plugin {
+    /// Its name: the file name without `.wasm`.
+    pub(crate) name: Arc<str>,
+    /// Linked once, instantiated per call.
+    pub(crate) pre: InstancePre<CallState>,
+    /// Its tools.
+    pub(crate) tools: Vec<FoundTool>,
+    /// The manifest beside it, if any.
+    pub(crate) manifest: Option<Manifest>,
+    /// The folder it was loaded from (relative manifest paths start there).
+    pub(crate) folder: PathBuf,
+}
+
+/// One file loaded: the plugin, what loading it did, and the warnings about it.
+pub(crate) struct LoadedFile {
+    pub(crate) plugin: Plugin,
+    pub(crate) report: ComponentReport,
+    pub(crate) warnings: Vec<String>,
+}
+
+/// Loads one component file: read, check, compile (or take from `cache`), link,
+/// introspect, and apply its manifest.
+pub(crate) fn load_file(runtime: &Runtime, path: &Path, cache: Option<&Cache>) -> Result<LoadedFile, LoadError> {
+    let started = Instant::now();
+    let bad = |reason: String| LoadError::Component { path: path.to_path_buf(), reason };
+    let bytes = fs::read(path).map_err(|error| LoadError::Read { path: path.to_path_buf(), error })?;
+    check_is_component(&bytes).map_err(|reason| bad(reason.to_string()))?;
+    let manifest = Manifest::read_beside(path).map_err(|error| bad(error.to_string()))?;
+
+    let engine = runtime.engine();
+    let cached = cache.and_then(|cache| cache.load(engine, &bytes));
+    let compiled = cached.is_none();
+    let component = match cached {
+        Some(component) => component,
+        None => compile(engine, &bytes, cache).map_err(|e| bad(format!("not a valid component: {e}")))?,
+    };
+    let pre = runtime.prepare(&component).map_err(|e| bad(format!("cannot be linked: {e}")))?;
+
+    let name: Arc<str> = path.file_stem().map_or("component".into(), |s| s.to_string_lossy().into());
+    let mut found = introspect::introspect(engine, &name, &component, &docs::ComponentDocs::read(&bytes));
+    if let Some(manifest) = &manifest {
+        found.warnings.extend(manifest.apply_to(&name, &mut found.tools));
+    }
+    if found.tools.is_empty() {
+        return Err(bad("exports no function usable as a tool".to_string()));
+    }
+    let report = ComponentReport {
+        name: name.to_string(),
+        path: path.to_path_buf(),
+        tools: found.tools.len(),
+        compiled,
+        elapsed: started.elapsed(),
+    };
+    let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let plugin = Plugin { name, pre, tools: found.tools, manifest, folder };
+    Ok(LoadedFile { plugin, report, warnings: found.warnings })
+}
+
+/// Compiles a component, and keeps the compiled form in the cache when there is one.
+fn compile(engine: &wasmtime::Engine, bytes: &[u8], cache: Option<&Cache>) -> wasmtime::Result<Component> {
+    let component = Component::new(engine, bytes)?;
+    if let Some(cache) = cache {
+        match component.serialize() {
+            Ok(compiled) => cache.store(bytes, &compiled),
+            Err(error) => tracing::warn!("cannot serialise a compiled component for the cache: {error}"),
+        }
+    }
+    Ok(component)
+}
+
+/// Says what a file is when it is not a component, in words a tool author understands.
+fn check_is_component(bytes: &[u8]) -> Result<(), &'static str> {
+    const MAGIC: &[u8] = b"\0asm";
+    if bytes.is_empty() {
+        return Err("the file is empty");
+    }
+    if !bytes.starts_with(MAGIC) || bytes.len() < 8 {
+        return Err("not a WebAssembly file");
+    }
+    if wasmparser::Parser::is_core_wasm(bytes) {
+        return Err("a core WebAssembly module, not a component: build it for wasm32-wasip2 \
+             (or wrap it with `wasm-tools component new`)");
+    }
+    Ok(())
+}

@@ -1,0 +1,106 @@
+//! The MCP face (cargo feature `mcp`): an MCP server over stdio, with rmcp, exposing
+//! a host's tools. `tools/list` gives every tool's schema, and `tools/call` goes
+//! through the same name repair, argument binding and sandbox as [`Host::call`]; a
+//! corrective message comes back as a tool result with `isError: true`, so the model
+//! reads it and tries again.
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::Value;
+
+use crate::host::Host;
+use crate::tool::ToolSpec;
+
+/// Why the MCP server stopped with an error.
+#[derive(Debug, thiserror::Error)]
+#[error("MCP server: {0}")]
+pub struct ServeError(String);
+
+/// Serves `host`'s tools over MCP on stdin/stdout until the client disconnects.
+/// When the host reloads (see [`Host::reload`] and `HostBuilder::watch`), the client
+/// is sent `notifications/tools/list_changed`.
+pub async fn serve_stdio(host: Host) -> Result<(), ServeError> {
+    let (changed, mut changes) = tokio::sync::mpsc::unbounded_channel();
+    host.on_change(move || {
+        let _ = changed.send(());
+    });
+    let service = McpServer { host }
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| ServeError(format!("the session could not start: {e}")))?;
+    let peer = service.peer().clone();
+    let notifier = tokio::spawn(async move {
+        while changes.recv().await.is_some() {
+            if let Err(error) = peer.notify_tool_list_changed().await {
+                tracing::warn!("could not tell the MCP client that the tools changed: {error}");
+            }
+        }
+    });
+    let outcome = service.waiting().await;
+    notifier.abort();
+    outcome.map_err(|e| ServeError(format!("the session ended abnormally: {e}")))?;
+    Ok(())
+}
+
+/// The rmcp handler over a [`Host`].
+#[derive(Clone)]
+pub struct McpServer {
+    host: Host,
+}
+
+impl McpServer {
+    /// A handler serving `host`'s tools (for use with any rmcp transport).
+    pub fn new(host: Host) -> McpServer {
+        McpServer { host }
+    }
+}
+
+fn mcp_tool(spec: &ToolSpec) -> Tool {
+    let schema = match spec.parameters_schema() {
+        Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    };
+    Tool::new(spec.model_name(), spec.description.clone(), schema)
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut info =
+            ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build());
+        info.server_info = Implementation::new("toolhost", env!("CARGO_PKG_VERSION"));
+        info.instructions = Some(
+            "Tools run in a sandbox. A failed call returns a message saying what to change; read it and call again."
+                .into(),
+        );
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.host.tools().iter().map(mcp_tool).collect()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        let dispatch = self.host.dispatch_async(&request.name, arguments).await;
+        if let (Some(from), Some(tool)) = (&dispatch.repaired_from, &dispatch.tool) {
+            tracing::info!("MCP call: repaired tool name '{from}' -> '{tool}'");
+        }
+        let result = match dispatch.result {
+            Ok(value) => CallToolResult::success(vec![ContentBlock::text(value.to_string())]),
+            Err(error) => CallToolResult::error(vec![ContentBlock::text(error.to_string())]),
+        };
+        Ok(result.into())
+    }
+}

@@ -1,0 +1,18 @@
+//! What the model sees of a tool: its spec (names, description, parameters, result),
+//! the WIT value types, their JSON Schema, the providers' definition formats, and the
+//! name conventions every stage matches names by. Pure data: nothing here knows
+//! wasmtime, so every other stage may depend on it.
+
+#[cfg(test)]
+pub(crate) mod arbitrary;
+mod formats;
+pub(crate) mod names;
+mod schema;
+mod spec;
+mod types;
+
+pub use formats::ToolFormat;
+#[cfg(test)]
+pub(crate) use schema::type_schema;
+pub use spec::{ExpectedParameters, ParamSpec, ToolSpec};
+pub use types::{Case, Field, WitType};

@@ -1,0 +1,209 @@
+//! The `toolhost` command: a thin face over the library. Each subcommand loads a
+//! plugin folder into a [`Host`] and prints what the library returns; the replay of
+//! recorded model calls is in `replay.rs`.
+
+mod replay;
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::{Args, Parser, Subcommand};
+use toolhost::{Host, ToolFormat, ToolSpec};
+
+/// Run an AI agent's tools as sandboxed WebAssembly components.
+#[derive(Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Where the components are.
+#[derive(Args)]
+struct Plugins {
+    /// The plugin folder: every `*.wasm` component in it is loaded.
+    #[arg(long, env = "TOOLHOST_PLUGINS", default_value = "plugins", global = true)]
+    plugins: PathBuf,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Lists every tool: name, component, parameters and description.
+    List {
+        #[command(flatten)]
+        plugins: Plugins,
+    },
+    /// Prints the tool definitions a model is given, in a provider's format.
+    Schema {
+        #[command(flatten)]
+        plugins: Plugins,
+        /// openai, openai-responses, anthropic or mcp.
+        #[arg(long, default_value = "openai")]
+        format: String,
+    },
+    /// Calls a tool as a model would; prints the result as JSON, or the corrective
+    /// message and exits with 1.
+    Call {
+        #[command(flatten)]
+        plugins: Plugins,
+        /// The tool's name, as a model would send it.
+        name: String,
+        /// The arguments, as the JSON text a model would send.
+        #[arg(default_value = "{}")]
+        arguments: String,
+    },
+    /// Shows what the host makes of one component: its tools and any warnings.
+    Check {
+        /// The component file.
+        file: PathBuf,
+    },
+    /// Replays recorded model tool calls (JSON lines) and shows what the host did
+    /// with each and what the model gets back.
+    Replay {
+        #[command(flatten)]
+        plugins: Plugins,
+        /// The transcript: one call a line, `{"name": …, "arguments": …}` (OpenAI and
+        /// Anthropic tool-call objects are read too).
+        transcript: PathBuf,
+    },
+    /// Serves the tools over MCP on stdin/stdout.
+    Serve {
+        #[command(flatten)]
+        plugins: Plugins,
+        /// Reload when components are added, replaced or removed (the client is told).
+        #[arg(long)]
+        watch: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("TOOLHOST_LOG").unwrap_or_else(|_| "error".into()))
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::List { plugins } => {
+            let host = load(&plugins.plugins)?;
+            print_tools(&host.tools());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Schema { plugins, format } => {
+            let Some(format) = ToolFormat::from_name(&format) else {
+                let names: Vec<&str> = ToolFormat::ALL.iter().map(|f| f.name()).collect();
+                bail!("unknown format '{format}': use one of {}", names.join(", "));
+            };
+            let host = load(&plugins.plugins)?;
+            println!("{}", serde_json::to_string_pretty(&host.tool_definitions(format))?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Call { plugins, name, arguments } => {
+            let host = load(&plugins.plugins)?;
+            let outcome = host.dispatch_text(&name, &arguments);
+            if let (Some(from), Some(tool)) = (&outcome.repaired_from, &outcome.tool) {
+                eprintln!("repaired tool name '{from}' -> '{tool}'");
+            }
+            match outcome.result {
+                Ok(value) => {
+                    println!("{}", serde_json::to_string_pretty(&value)?);
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(error) => {
+                    println!("{error}");
+                    Ok(ExitCode::FAILURE)
+                }
+            }
+        }
+        Command::Check { file } => check(&file),
+        Command::Replay { plugins, transcript } => {
+            let text = std::fs::read_to_string(&transcript)
+                .with_context(|| format!("cannot read the transcript {}", transcript.display()))?;
+            let host = load(&plugins.plugins)?;
+            replay::replay(&host, &text)
+        }
+        Command::Serve { plugins, watch } => {
+            let host = load_with(&plugins.plugins, watch)?;
+            let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+            runtime.block_on(toolhost::mcp::serve_stdio(host))?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Loads a plugin folder, with a progress bar on a terminal, and prints the warnings.
+fn load(plugins: &Path) -> anyhow::Result<Host> {
+    load_with(plugins, false)
+}
+
+/// [`load`], optionally watching the folder for changes.
+fn load_with(plugins: &Path, watch: bool) -> anyhow::Result<Host> {
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("loading {pos}/{len} components {wide_bar} {msg}")
+                .expect("valid template"),
+        );
+        bar
+    });
+    let mut builder = Host::builder().plugin_dir(plugins).watch(watch);
+    if let Some(bar) = bar.clone() {
+        builder = builder.on_progress(move |done, total, name| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            bar.set_message(name.to_string());
+        });
+    }
+    let host = builder.build()?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    for warning in &host.load_report().warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok(host)
+}
+
+fn check(file: &Path) -> anyhow::Result<ExitCode> {
+    let host = Host::builder().component_file(file).build()?;
+    let report = host.load_report();
+    for warning in &report.warnings {
+        println!("warning: {warning}");
+    }
+    if host.tools().is_empty() {
+        println!("{}: no usable tools", file.display());
+        return Ok(ExitCode::FAILURE);
+    }
+    print_tools(&host.tools());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One block per tool: name, component, parameters, first paragraph of the description.
+fn print_tools(tools: &[ToolSpec]) {
+    for tool in tools {
+        let params: Vec<String> = tool
+            .params
+            .iter()
+            .map(|p| format!("{}{}: {}", p.name, if p.required() { "" } else { "?" }, p.ty))
+            .collect();
+        let result = tool.result.as_ref().map(|r| format!(" -> {r}")).unwrap_or_default();
+        println!("{}  [{}]", tool.name, tool.component);
+        println!("    ({}){result}", params.join(", "));
+        let summary: Vec<&str> = tool.description.lines().take_while(|l| !l.trim().is_empty()).collect();
+        if !summary.is_empty() {
+            println!("    {}", summary.join(" "));
+        }
+    }
+    println!("{} {}", tools.len(), if tools.len() == 1 { "tool" } else { "tools" });
+}

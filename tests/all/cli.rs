@@ -1,0 +1,207 @@
+//! The `toolhost` command, run as a built binary: every subcommand, exit codes, and
+//! the exact corrective messages.
+
+use crate::common;
+
+use std::io::Write;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// Runs `toolhost` with `args`, the example tools as the plugin folder.
+fn toolhost(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(args)
+        .env("TOOLHOST_PLUGINS", common::plugins_dir())
+        .env("TOOLHOST_CACHE_DIR", common::test_cache_dir())
+        .output()
+        .expect("toolhost runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn list_prints_every_tool_with_its_parameters() {
+    let output = toolhost(&["list"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("evaluate  [calculator]\n    (expression: string) -> result<f64, string>\n    Evaluates an arithmetic expression"), "{text}");
+    assert!(text.contains("slugify  [text]\n    (text: string, separator?: option<char>) -> string\n"), "{text}");
+    assert!(text.ends_with("34 tools\n"), "{text}");
+}
+
+#[test]
+fn schema_prints_each_providers_format() {
+    let parse = |format: &str| -> Vec<Value> {
+        let output = toolhost(&["schema", "--format", format]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        serde_json::from_slice::<Vec<Value>>(&output.stdout).expect("a JSON array")
+    };
+    let keys = |v: &Value| -> Vec<String> { v.as_object().expect("object").keys().cloned().collect() };
+    for tool in parse("openai") {
+        assert_eq!(keys(&tool), ["type", "function"]);
+        assert_eq!(tool["type"], "function");
+        assert_eq!(keys(&tool["function"]), ["name", "description", "parameters"]);
+        assert_eq!(tool["function"]["parameters"]["type"], "object");
+    }
+    for tool in parse("openai-responses") {
+        assert_eq!(keys(&tool), ["type", "name", "description", "parameters"]);
+    }
+    for tool in parse("anthropic") {
+        assert_eq!(keys(&tool), ["name", "description", "input_schema"]);
+        assert!(
+            tool["name"].as_str().is_some_and(|n| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        );
+    }
+    let mcp = parse("mcp");
+    assert_eq!(mcp.len(), 34);
+    for tool in mcp {
+        assert_eq!(keys(&tool), ["name", "description", "inputSchema"]);
+        assert!(!tool["description"].as_str().unwrap_or("").is_empty());
+    }
+    let output = toolhost(&["schema", "--format", "yaml"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(stderr(&output), "error: unknown format 'yaml': use one of openai, openai-responses, anthropic, mcp\n");
+}
+
+#[test]
+fn call_prints_the_result_and_notes_a_repair() {
+    let output = toolhost(&["call", "Evaluate", r#"{"expression": "6 * 7"}"#]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "42.0\n");
+    assert_eq!(stderr(&output), "repaired tool name 'Evaluate' -> 'evaluate'\n");
+}
+
+#[test]
+fn a_failed_call_prints_the_corrective_message_and_exits_1() {
+    let output = toolhost(&["call", "evalute", r#"{"expression": "1"}"#]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stdout(&output)
+            .starts_with("Tool 'evalute' not found. Did you mean 'evaluate'? Available tools: ['add_duration', "),
+        "{}",
+        stdout(&output)
+    );
+    let output = toolhost(&["call", "factorial", r#"{"n": "five"}"#]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stdout(&output),
+        "Invalid arguments for 'factorial': 'n' must be an integer between 0 and 255, got \"five\".\n"
+    );
+    let output = toolhost(&["call", "factorial", r#"{"n": five}"#]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stdout(&output),
+        "The arguments for 'factorial' are not valid JSON: expected ident at line 1 column 8, near `{\"n\": five}`. \
+         Expected parameters for 'factorial' — required: ['n'], optional: [].\n"
+    );
+}
+
+#[test]
+fn check_describes_one_component() {
+    let output = toolhost(&["check", common::test_guest("mirror").to_str().expect("utf-8 path")]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.starts_with("warning: mirror: function '[constructor]counter' is not available as a tool"), "{text}");
+    assert!(text.contains("echo  [mirror]\n    (text: string) -> string\n"), "{text}");
+    assert!(text.ends_with("\n1 tool\n"), "{text}");
+
+    let folder = tempfile::tempdir().expect("temporary folder");
+    let core = folder.path().join("core.wasm");
+    std::fs::write(&core, b"\0asm\x01\0\0\0").expect("write");
+    let output = toolhost(&["check", core.to_str().expect("utf-8 path")]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).contains("core.wasm: a core WebAssembly module, not a component"), "{}", stdout(&output));
+}
+
+#[test]
+fn replay_shows_each_call_what_the_host_did_and_the_reply() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    let transcript = folder.path().join("calls.jsonl");
+    let mut file = std::fs::File::create(&transcript).expect("create");
+    writeln!(file, r#"{{"name": "GCD", "arguments": {{"a": 12, "b": 18}}}}"#).expect("write");
+    writeln!(file, r#"{{"function": {{"name": "gcd", "arguments": "{{\"a\": 1}}"}}}}"#).expect("write");
+    drop(file);
+    let output = toolhost(&["replay", transcript.to_str().expect("utf-8 path")]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        "\nmodel calls   GCD {\"a\":12,\"b\":18}\nhost          repaired 'GCD' -> 'gcd', ran it\nmodel gets    6\n\
+         \nmodel calls   gcd {\"a\": 1}\nhost          invalid arguments\n\
+         model gets    Tool 'gcd' was called with missing required parameter 'b'. Expected parameters for 'gcd' — required: ['a', 'b'], optional: [].\n\
+         \n1 calls ran, 1 came back with a corrective message\n"
+    );
+}
+
+#[test]
+fn edge_errors_are_one_clear_line() {
+    let output = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(["list", "--plugins", "/no/such/folder"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "error: cannot read the plugin folder /no/such/folder: No such file or directory (os error 2)\n"
+    );
+
+    let output = toolhost(&["replay", "/no/such/transcript.jsonl"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "error: cannot read the transcript /no/such/transcript.jsonl: No such file or directory (os error 2)\n"
+    );
+
+    let folder = tempfile::tempdir().expect("temporary folder");
+    let transcript = folder.path().join("bad.jsonl");
+    std::fs::write(&transcript, "{\"name\": \"gcd\"}\nnot json\n").expect("write");
+    let output = toolhost(&["replay", transcript.to_str().expect("utf-8 path")]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output)
+            .ends_with("error: transcript line 2: the line is not JSON: expected ident at line 1 column 2\n"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// Every successful call of the demo transcript sends arguments its tool's schema
+/// accepts, except the calls that show argument repair on purpose.
+#[test]
+fn the_demo_transcripts_successful_arguments_fit_the_schemas() {
+    const REPAIRED_ON_PURPOSE: [&str; 3] = [
+        "A number sent as text: converted without loss",
+        "An enum value in the wrong case: repaired",
+        "Argument names in camelCase, argument text with a trailing comma",
+    ];
+    let host = common::example_host();
+    let transcript = std::fs::read_to_string(common::root().join("examples/transcript.jsonl")).expect("transcript");
+    let mut checked = 0;
+    for line in transcript.lines() {
+        let call: Value = serde_json::from_str(line).expect("JSON line");
+        let call_part = call.get("function").unwrap_or(&call);
+        let name = call_part["name"].as_str().expect("name");
+        let arguments = call_part.get("arguments").or_else(|| call_part.get("input")).expect("arguments");
+        let outcome = match arguments {
+            Value::String(text) => host.dispatch_text(name, text),
+            other => host.dispatch(name, other),
+        };
+        let (Ok(_), Some(tool)) = (&outcome.result, &outcome.tool) else { continue };
+        let note = call["note"].as_str().unwrap_or("");
+        let arguments = match arguments {
+            Value::String(text) => serde_json::from_str(text).unwrap_or(Value::Null),
+            other => other.clone(),
+        };
+        let schema = host.tool(tool).expect("ran, so registered").parameters_schema();
+        let fits = jsonschema::draft202012::is_valid(&schema, &arguments);
+        assert_eq!(fits, !REPAIRED_ON_PURPOSE.contains(&note), "{note}: {arguments} against {schema}");
+        checked += 1;
+    }
+    assert_eq!(checked, 11);
+}

@@ -1,0 +1,19 @@
+//! The integration tests: one binary, one module per area, over real components built
+//! by `scripts/build-guests.sh` and run through real wasmtime. A new area is a new
+//! module here; cargo finds this binary without being told.
+//!
+//! The one other binary, `tests/memory`, measures the process's resident memory and
+//! so must run alone.
+
+mod architecture;
+mod cli;
+mod common;
+mod example_tools;
+mod host;
+mod hostile;
+mod languages;
+mod live;
+mod mcp;
+mod network;
+mod self_repair;
+mod test_guests;

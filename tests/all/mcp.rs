@@ -1,0 +1,155 @@
+//! `toolhost serve` as a child process, spoken to over stdio as an MCP client would:
+//! newline-delimited JSON-RPC.
+
+use crate::common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Client {
+    fn start(plugins: &std::path::Path, watch: bool) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+            .args(["serve", "--plugins"])
+            .arg(plugins)
+            .args(watch.then_some("--watch"))
+            .env("TOOLHOST_CACHE_DIR", common::test_cache_dir())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("toolhost serve starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout: ChildStdout = child.stdout.take().expect("stdout");
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Client { child, stdin, lines }
+    }
+
+    fn send(&mut self, message: Value) {
+        writeln!(self.stdin, "{message}").expect("write to the server");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Waits for a notification of `method`, up to `timeout`.
+    fn notification(&mut self, method: &str, timeout: Duration) -> Value {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let line = self.lines.recv_timeout(left).unwrap_or_else(|_| panic!("no {method} within {timeout:?}"));
+            let message: Value = serde_json::from_str(&line).expect("JSON-RPC");
+            if message["method"] == method {
+                return message;
+            }
+        }
+    }
+
+    fn initialize(&mut self) -> Value {
+        let init = self.request(
+            1,
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test-client", "version": "1.0"}}),
+        );
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        init
+    }
+
+    /// Sends a request and returns the response with the same id, skipping notifications.
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let line = self.lines.recv_timeout(Duration::from_secs(60)).expect("a reply within a minute");
+            let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC: {line}: {e}"));
+            if message["id"] == json!(id) {
+                assert_eq!(message["jsonrpc"], "2.0");
+                return message;
+            }
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn an_mcp_client_lists_and_calls_tools_over_stdio() {
+    let mut client = Client::start(&common::plugins_dir(), false);
+    let init = client.initialize();
+    assert_eq!(init["result"]["serverInfo"]["name"], "toolhost", "{init}");
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(init["result"]["capabilities"]["tools"]["listChanged"], true);
+
+    let list = client.request(2, "tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().expect("a tool list");
+    assert_eq!(tools.len(), 34);
+    let evaluate = tools.iter().find(|t| t["name"] == "evaluate").expect("evaluate is listed");
+    assert!(evaluate["description"].as_str().unwrap_or("").starts_with("Evaluates an arithmetic expression"));
+    assert_eq!(evaluate["inputSchema"]["required"], json!(["expression"]));
+
+    let repaired = client.request(3, "tools/call", json!({"name": "Evaluate", "arguments": {"expression": "6 * 7"}}));
+    assert_eq!(repaired["result"]["isError"], false, "{repaired}");
+    assert_eq!(repaired["result"]["content"], json!([{"type": "text", "text": "42.0"}]));
+
+    let failed = client.request(4, "tools/call", json!({"name": "factorial", "arguments": {"n": "five"}}));
+    assert_eq!(failed["result"]["isError"], true, "{failed}");
+    assert_eq!(
+        failed["result"]["content"][0]["text"],
+        "Invalid arguments for 'factorial': 'n' must be an integer between 0 and 255, got \"five\"."
+    );
+
+    let unknown = client.request(5, "tools/call", json!({"name": "evalute", "arguments": {}}));
+    assert_eq!(unknown["result"]["isError"], true);
+    assert!(
+        unknown["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("Tool 'evalute' not found. Did you mean 'evaluate'?")
+    );
+}
+
+#[test]
+fn a_watching_server_tells_the_client_when_the_tool_list_changes() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    std::fs::copy(common::plugins_dir().join("calculator.wasm"), folder.path().join("calculator.wasm")).expect("copy");
+    let mut client = Client::start(folder.path(), true);
+    client.initialize();
+    let names = |list: &Value| -> Vec<String> {
+        list["result"]["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .map(|t| t["name"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    assert!(!names(&client.request(2, "tools/list", json!({}))).contains(&"convert".to_string()));
+
+    std::fs::copy(common::plugins_dir().join("units.wasm"), folder.path().join(".units.part")).expect("copy");
+    std::fs::rename(folder.path().join(".units.part"), folder.path().join("units.wasm")).expect("rename");
+    client.notification("notifications/tools/list_changed", Duration::from_secs(20));
+    assert!(names(&client.request(3, "tools/list", json!({}))).contains(&"convert".to_string()));
+    let call = client.request(
+        4,
+        "tools/call",
+        json!({"name": "convert", "arguments": {"value": 1, "from": "day", "to": "hour"}}),
+    );
+    assert_eq!(call["result"]["content"][0]["text"], "24.0");
+}
