@@ -65,15 +65,16 @@ pub enum ToolError {
         /// The tool's own message (a string error as is, any other error as JSON).
         message: String,
     },
-    /// The sandbox refused something the tool tried (an HTTP request to a host not
-    /// allowed, a socket, a host-name lookup) and the tool then failed.
+    /// The sandbox denied something the tool tried (an HTTP request to a host not
+    /// allowed, a socket, a host-name lookup, a file outside its grants) and the tool
+    /// then failed.
     #[error("{}", denied_message(.tool, .denied, .message))]
     Denied {
         /// The tool that was called.
         tool: String,
-        /// What was refused, each in words naming the host or address.
+        /// What was denied, each in words naming the host, address or path.
         denied: Vec<String>,
-        /// What the tool said after the refusal (its error, or how it crashed).
+        /// What the tool said after the denial (its error, or how it crashed).
         message: String,
     },
     /// The tool trapped: a panic, or another fault in the guest.
