@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand};
-use toolhost::{Host, ToolFormat, ToolSpec};
+use toolhost::{Capacity, Host, HostBuilder, ToolFormat, ToolSpec};
 
 /// Run an AI agent's tools as sandboxed WebAssembly components.
 #[derive(Parser)]
@@ -20,12 +20,42 @@ struct Cli {
     command: Command,
 }
 
-/// Where the components are.
+/// Where the components are, and where their compiled forms are kept.
 #[derive(Args)]
 struct Plugins {
     /// The plugin folder: every `*.wasm` component in it is loaded.
     #[arg(long, env = "TOOLHOST_PLUGINS", default_value = "plugins", global = true)]
     plugins: PathBuf,
+    /// Read compiled components from this shared, read-only cache folder (writable by
+    /// its owner alone, who is trusted) instead of the private cache
+    /// (TOOLHOST_CACHE_DIR, default ~/.cache/toolhost).
+    #[arg(long, env = "TOOLHOST_SHARED_CACHE_DIR", global = true)]
+    shared_cache: Option<PathBuf>,
+}
+
+/// How many calls the server runs at once, and how many wait for a turn.
+#[derive(Args)]
+struct CapacityArgs {
+    /// Calls that run at once [default: four per core, at least four; at most 256].
+    #[arg(long, env = "TOOLHOST_MAX_CONCURRENT_CALLS")]
+    max_concurrent_calls: Option<usize>,
+    /// Calls that may wait for a turn; more are told the host is busy [default: 1024].
+    #[arg(long, env = "TOOLHOST_MAX_QUEUED_CALLS")]
+    max_queued_calls: Option<usize>,
+    /// How long a call may wait for a turn, in milliseconds [default: 30000].
+    #[arg(long, env = "TOOLHOST_QUEUE_TIMEOUT_MS")]
+    queue_timeout_ms: Option<u64>,
+}
+
+impl CapacityArgs {
+    fn capacity(&self) -> Capacity {
+        let default = Capacity::default();
+        Capacity {
+            max_concurrent_calls: self.max_concurrent_calls.unwrap_or(default.max_concurrent_calls),
+            max_queued_calls: self.max_queued_calls.unwrap_or(default.max_queued_calls),
+            queue_timeout: self.queue_timeout_ms.map_or(default.queue_timeout, std::time::Duration::from_millis),
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -75,6 +105,8 @@ enum Command {
         /// Reload when components are added, replaced or removed (the client is told).
         #[arg(long)]
         watch: bool,
+        #[command(flatten)]
+        capacity: CapacityArgs,
     },
 }
 
@@ -96,7 +128,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::List { plugins } => {
-            let host = load(&plugins.plugins)?;
+            let host = load(&plugins)?;
             print_tools(&host.tools());
             Ok(ExitCode::SUCCESS)
         }
@@ -105,12 +137,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 let names: Vec<&str> = ToolFormat::ALL.iter().map(|f| f.name()).collect();
                 bail!("unknown format '{format}': use one of {}", names.join(", "));
             };
-            let host = load(&plugins.plugins)?;
+            let host = load(&plugins)?;
             println!("{}", serde_json::to_string_pretty(&host.tool_definitions(format))?);
             Ok(ExitCode::SUCCESS)
         }
         Command::Call { plugins, name, arguments } => {
-            let host = load(&plugins.plugins)?;
+            let host = load(&plugins)?;
             let outcome = host.dispatch_text(&name, &arguments);
             if let (Some(from), Some(tool)) = (&outcome.repaired_from, &outcome.tool) {
                 eprintln!("repaired tool name '{from}' -> '{tool}'");
@@ -130,11 +162,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Replay { plugins, transcript } => {
             let text = std::fs::read_to_string(&transcript)
                 .with_context(|| format!("cannot read the transcript {}", transcript.display()))?;
-            let host = load(&plugins.plugins)?;
+            let host = load(&plugins)?;
             replay::replay(&host, &text)
         }
-        Command::Serve { plugins, watch } => {
-            let host = load_with(&plugins.plugins, watch)?;
+        Command::Serve { plugins, watch, capacity } => {
+            let host = load_with(&plugins, |builder| builder.watch(watch).capacity(capacity.capacity()))?;
             let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
             runtime.block_on(toolhost::mcp::serve_stdio(host))?;
             Ok(ExitCode::SUCCESS)
@@ -143,12 +175,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 /// Loads a plugin folder, with a progress bar on a terminal, and prints the warnings.
-fn load(plugins: &Path) -> anyhow::Result<Host> {
-    load_with(plugins, false)
+fn load(plugins: &Plugins) -> anyhow::Result<Host> {
+    load_with(plugins, |builder| builder)
 }
 
-/// [`load`], optionally watching the folder for changes.
-fn load_with(plugins: &Path, watch: bool) -> anyhow::Result<Host> {
+/// [`load`], with more settings made by `configure`.
+fn load_with(plugins: &Plugins, configure: impl FnOnce(HostBuilder) -> HostBuilder) -> anyhow::Result<Host> {
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new(0);
         bar.set_style(
@@ -157,7 +189,10 @@ fn load_with(plugins: &Path, watch: bool) -> anyhow::Result<Host> {
         );
         bar
     });
-    let mut builder = Host::builder().plugin_dir(plugins).watch(watch);
+    let mut builder = configure(Host::builder().plugin_dir(&plugins.plugins));
+    if let Some(shared) = &plugins.shared_cache {
+        builder = builder.shared_cache_dir(shared);
+    }
     if let Some(bar) = bar.clone() {
         builder = builder.on_progress(move |done, total, name| {
             bar.set_length(total as u64);

@@ -116,6 +116,23 @@ pub enum ToolError {
         /// The result size limit, in bytes.
         limit_bytes: u64,
     },
+    /// The host was too busy to run the call: every call slot stayed taken while it
+    /// waited its turn, or the queue of waiting calls was full. Nothing ran; the same
+    /// call may well succeed later.
+    #[error(
+        "Tool '{tool}' was not run: the host is busy ({running} calls running, {queued} waiting; this call waited {} ms for a turn). Nothing is wrong with the call; retrying in a while can help.",
+        .waited.as_millis()
+    )]
+    Busy {
+        /// The tool that was called.
+        tool: String,
+        /// Calls running when this one gave up.
+        running: usize,
+        /// Calls waiting besides this one.
+        queued: usize,
+        /// How long this call waited.
+        waited: Duration,
+    },
     /// The host could not run the tool at all (e.g. the component failed to instantiate).
     #[error("Tool '{tool}' could not be run: {reason}. This is a problem with the tool, not the arguments.")]
     Unavailable {
@@ -155,6 +172,7 @@ impl ToolError {
             ToolError::TimedOut { .. } => "timed_out",
             ToolError::OutOfMemory { .. } => "out_of_memory",
             ToolError::ResultTooLarge { .. } => "result_too_large",
+            ToolError::Busy { .. } => "busy",
             ToolError::Unavailable { .. } => "unavailable",
         }
     }

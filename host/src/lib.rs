@@ -25,8 +25,9 @@
 //! - `error.rs`: [`ToolError`] (the corrective messages) and [`LoadError`].
 //! - `sandbox/`: grants and limits, the per-call store state, denials, the HTTP
 //!   allow list, the WASI functions the host replaces, output capture.
-//! - `runtime.rs`: the engine, the linker and the epoch ticker; the one home of
-//!   platform-specific settings.
+//! - `runtime/`: the engine, the linker, the epoch ticker and the admission queue in
+//!   front of the instance pool; the one home of engine and machine settings.
+//! - `sys.rs`: what differs between operating systems (file kinds, owners, modes).
 //! - `load/`: files → components: folder scan, compile cache, manifest,
 //!   introspection of exports into specs, embedded docs, parallel loading.
 //! - `resolve/`: name → tool: the registry and its repair rules, hints, toolsets.
@@ -51,11 +52,13 @@ pub mod mcp;
 mod resolve;
 mod runtime;
 mod sandbox;
+mod sys;
 mod tool;
 
 pub use error::{LoadError, ToolError};
 pub use host::{CallOutcome, Host, HostBuilder};
 pub use load::{ComponentReport, LoadReport};
 pub use resolve::{Registry, Resolved, ToolsetError};
+pub use runtime::Capacity;
 pub use sandbox::{DirGrant, Grants, HostPattern, HostPatternError, Limits};
 pub use tool::{Case, ExpectedParameters, Field, ParamSpec, ToolFormat, ToolSpec, WitType};

@@ -10,13 +10,14 @@ use crate::common;
 
 /// The stages in dependency order, each with the stages it may use. A stage may use
 /// only stages listed before it, so the stage graph cannot have a cycle.
-const STAGES: [(&str, &[&str]); 11] = [
+const STAGES: [(&str, &[&str]); 12] = [
     ("tool", &[]),
     ("lock", &[]),
+    ("sys", &[]),
     ("error", &["tool"]),
     ("sandbox", &["lock"]),
     ("runtime", &["error", "sandbox"]),
-    ("load", &["error", "runtime", "sandbox", "tool"]),
+    ("load", &["error", "runtime", "sandbox", "sys", "tool"]),
     ("resolve", &["error", "lock", "tool"]),
     ("bind", &["error", "tool"]),
     ("invoke", &["error", "runtime", "sandbox", "tool"]),
@@ -136,7 +137,13 @@ fn collect_modules(src: &Path, dir: &Path, modules: &mut BTreeMap<ModulePath, Pa
 /// through `crate::` and `super::` paths.
 fn references(module: &ModulePath, file: &Path, modules: &BTreeMap<ModulePath, PathBuf>) -> BTreeSet<ModulePath> {
     let text = std::fs::read_to_string(file).expect("a source file");
-    let code = text.split("\n#[cfg(test)]\nmod tests").next().unwrap_or_default();
+    // The tests module (`#[cfg(test)]` or `#[cfg(all(test, …))]`) ends a file, by convention.
+    let code = match text.find("\nmod tests {") {
+        Some(end) if text[..end].rsplit('\n').next().is_some_and(|attribute| attribute.starts_with("#[cfg(")) => {
+            &text[..end]
+        }
+        _ => &text[..],
+    };
     let code: String = code.lines().filter(|line| !line.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
     let mut found = BTreeSet::new();
     for (start, _) in code.match_indices("crate::").chain(code.match_indices("super::")) {

@@ -196,7 +196,11 @@ fn a_warm_cache_compiles_nothing_and_a_truncated_entry_is_recompiled() {
     assert_eq!(warm.call("gcd", &json!({"a": 4, "b": 6})), Ok(json!(2)));
     drop(warm);
 
-    let mut entries: Vec<_> = fs::read_dir(cache.path()).expect("cache").map(|e| e.expect("entry").path()).collect();
+    let mut entries: Vec<_> = fs::read_dir(cache.path())
+        .expect("cache")
+        .map(|e| e.expect("entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "cwasm"))
+        .collect();
     entries.sort();
     assert_eq!(entries.len(), components);
     let victim = &entries[0];

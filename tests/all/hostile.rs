@@ -206,13 +206,24 @@ fn a_bad_plugin_folder_warns_and_serves_the_rest() {
         Host::builder().plugin_dir(folder.path()).cache_dir(not_a_folder.join("cache")).build().expect("host builds");
     assert_eq!(host.call("gcd", &json!({"a": 6, "b": 4})), Ok(json!(2)));
     let warnings = &host.load_report().warnings;
-    assert_eq!(warnings.len(), 3, "{warnings:#?}");
+    assert_eq!(warnings.len(), 4, "{warnings:#?}");
     let about = |file: &str| {
         warnings.iter().find(|w| w.contains(file)).unwrap_or_else(|| panic!("no warning for {file}: {warnings:#?}"))
     };
     assert!(about("needy.wasm").contains("test:needy/secrets"), "{}", about("needy.wasm"));
     assert!(about("vanished.wasm").contains("cannot read"), "{}", about("vanished.wasm"));
-    assert!(about("folder.wasm").contains("cannot read"), "{}", about("folder.wasm"));
+    assert!(
+        about("folder.wasm").contains("cannot read it: it is a folder, not a regular file"),
+        "{}",
+        about("folder.wasm")
+    );
+    assert!(
+        about("plain-file/cache").starts_with("the compile cache is not used: cannot use ")
+            && about("plain-file/cache")
+                .ends_with(": Not a directory (os error 20); components are compiled on every start meanwhile"),
+        "{}",
+        about("plain-file/cache")
+    );
 }
 
 #[test]

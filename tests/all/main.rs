@@ -6,6 +6,7 @@
 //! so must run alone.
 
 mod architecture;
+mod capacity;
 mod cli;
 mod common;
 mod example_tools;
@@ -17,3 +18,4 @@ mod mcp;
 mod network;
 mod self_repair;
 mod test_guests;
+mod trust;

@@ -18,10 +18,14 @@ struct Client {
 
 impl Client {
     fn start(plugins: &std::path::Path, watch: bool) -> Client {
+        Client::start_with(plugins, watch.then_some("--watch").as_slice())
+    }
+
+    fn start_with(plugins: &std::path::Path, options: &[&str]) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_toolhost"))
             .args(["serve", "--plugins"])
             .arg(plugins)
-            .args(watch.then_some("--watch"))
+            .args(options)
             .env("TOOLHOST_CACHE_DIR", common::test_cache_dir())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -67,6 +71,20 @@ impl Client {
         );
         self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         init
+    }
+
+    /// The responses to requests `ids`, by id, skipping notifications; fails when one
+    /// does not come within a minute or comes twice.
+    fn responses(&mut self, ids: std::ops::Range<u64>) -> std::collections::BTreeMap<u64, Value> {
+        let mut responses = std::collections::BTreeMap::new();
+        while responses.len() < ids.clone().count() {
+            let line = self.lines.recv_timeout(Duration::from_secs(60)).expect("a reply within a minute");
+            let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC: {line}: {e}"));
+            let Some(id) = message["id"].as_u64() else { continue };
+            assert!(ids.contains(&id), "a response to a request never sent: {message}");
+            assert!(responses.insert(id, message).is_none(), "two responses to request {id}");
+        }
+        responses
     }
 
     /// Sends a request and returns the response with the same id, skipping notifications.
@@ -152,4 +170,34 @@ fn a_watching_server_tells_the_client_when_the_tool_list_changes() {
         json!({"name": "convert", "arguments": {"value": 1, "from": "day", "to": "hour"}}),
     );
     assert_eq!(call["result"]["content"][0]["text"], "24.0");
+}
+
+#[test]
+fn calls_beyond_the_servers_capacity_wait_or_are_told_it_is_busy_each_once() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    std::fs::copy(common::test_guest("hostile"), folder.path().join("hostile.wasm")).expect("copy");
+    let capacity = ["--max-concurrent-calls", "2", "--max-queued-calls", "6", "--queue-timeout-ms", "1000"];
+    let mut client = Client::start_with(folder.path(), &capacity);
+    client.initialize();
+    // Twelve at once, six times the slots: two run at once, six wait (two of them get a
+    // turn in time, four do not), four are refused at once; each gets one answer.
+    for id in 10..22 {
+        let call = json!({"name": "sleep", "arguments": {"ms": 600}});
+        client.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": call}));
+    }
+    let responses = client.responses(10..22);
+    let (mut ran, mut busy) = (0, 0);
+    for response in responses.values() {
+        let text = response["result"]["content"][0]["text"].as_str().unwrap_or_default();
+        if response["result"]["isError"] == false {
+            assert_eq!(text, "600");
+            ran += 1;
+        } else {
+            assert!(text.starts_with("Tool 'sleep' was not run: the host is busy ("), "{response}");
+            busy += 1;
+        }
+    }
+    assert!(ran >= 2 && busy >= 4 && ran + busy == 12, "{ran} ran, {busy} were busy: {responses:#?}");
+    let after = client.request(30, "tools/call", json!({"name": "echo", "arguments": {"text": "after"}}));
+    assert_eq!(after["result"]["content"][0]["text"], "\"after\"");
 }

@@ -81,3 +81,22 @@ fn megabytes_of_output_are_bounded_not_buffered() {
     assert!(growth < 32 * 1024, "128 MiB of output grew the host by {growth} KiB");
     serves_normally(host);
 }
+
+#[test]
+fn a_huge_file_and_a_device_in_the_plugin_folder_are_never_read() {
+    let _alone = MEASURING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let folder = tempfile::tempdir().expect("temporary folder");
+    fs::copy(common::test_guest("hostile"), folder.path().join("hostile.wasm")).expect("copy");
+    let load = || Host::builder().plugin_dir(folder.path()).cache_dir(common::test_cache_dir()).build().expect("host");
+    drop(load());
+    let before = rss_kib();
+    // 4 GiB that a reader would have to hold whole, and a device that never ends.
+    fs::File::create(folder.path().join("huge.wasm")).expect("create").set_len(4 << 30).expect("a sparse file");
+    std::os::unix::fs::symlink("/dev/zero", folder.path().join("zero.wasm")).expect("symlink");
+    let host = load();
+    let growth = rss_kib().saturating_sub(before);
+    println!("a 4 GiB file and /dev/zero in the plugin folder: resident memory grew by {growth} KiB");
+    assert!(growth < 32 * 1024, "loading grew the host by {growth} KiB");
+    assert_eq!(host.load_report().warnings.len(), 2, "{:#?}", host.load_report().warnings);
+    serves_normally(&host);
+}

@@ -11,8 +11,8 @@ use arc_swap::ArcSwap;
 use super::snapshot::Snapshot;
 use super::{Host, HostCore};
 use crate::error::LoadError;
-use crate::load::{self, Cache, Plugin, Progress};
-use crate::runtime::Runtime;
+use crate::load::{self, Cache, CacheError, Plugin, Progress};
+use crate::runtime::{Capacity, Runtime};
 use crate::sandbox::{DirGrant, Grants, HostPattern, HostPatternError, Limits};
 
 /// Where compiled components are cached.
@@ -21,6 +21,7 @@ enum CacheSetting {
     #[default]
     Default,
     Dir(PathBuf),
+    Shared(PathBuf),
     Off,
 }
 
@@ -35,6 +36,8 @@ pub struct HostBuilder {
     grants: HashMap<String, Grants>,
     pub(super) progress: Option<Arc<Progress>>,
     watch: bool,
+    pub(super) max_component_bytes: Option<u64>,
+    capacity: Capacity,
 }
 
 impl HostBuilder {
@@ -51,8 +54,31 @@ impl HostBuilder {
     }
 
     /// Keeps compiled components in `dir` (default: see [`HostBuilder::default_cache_dir`]).
+    ///
+    /// A compiled component is native code the host runs outside the sandbox, so the
+    /// folder must be private: owned by this user, writable by no one else, not a
+    /// symbolic link (it is made 0700 when missing, entries 0600). Entries are bound to
+    /// the exact component bytes and engine they were compiled from and authenticated
+    /// with a key kept in the folder (0600), so an entry swapped, planted or copied from
+    /// elsewhere is never run: it is compiled again. A folder that is not private is
+    /// not used (a warning in [`Host::load_report`] says why).
     pub fn cache_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.cache = CacheSetting::Dir(dir.into());
+        self
+    }
+
+    /// Reads compiled components from a shared, read-only, pre-populated cache in
+    /// `dir` (for instance one folder mounted read-only into many containers), and
+    /// never writes to it.
+    ///
+    /// Its trust model differs from [`HostBuilder::cache_dir`]'s: the host cannot read
+    /// the key of a cache another user populated, so it checks each entry against the
+    /// component's bytes, the engine and a checksum, and trusts whoever can write the
+    /// folder. The folder may belong to another user (who populated it, by running the
+    /// host with it as its `cache_dir`) but must be writable by its owner alone; choose
+    /// one only if you trust that owner with running code in this host.
+    pub fn shared_cache_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cache = CacheSetting::Shared(dir.into());
         self
     }
 
@@ -119,6 +145,22 @@ impl HostBuilder {
         self
     }
 
+    /// How many calls run at once, and how many may wait for a turn, for how long (see
+    /// [`Capacity`] for the defaults). A call that gets no turn fails with
+    /// [`ToolError::Busy`](crate::ToolError::Busy), a message saying that retrying later
+    /// can help.
+    pub fn capacity(mut self, capacity: Capacity) -> Self {
+        self.capacity = capacity;
+        self
+    }
+
+    /// The largest component file loaded (default 256 MiB); a larger one is skipped
+    /// with a warning, without being read.
+    pub fn max_component_bytes(mut self, bytes: u64) -> Self {
+        self.max_component_bytes = Some(bytes);
+        self
+    }
+
     /// Watches the plugin folders and reloads when files are added, replaced or
     /// removed (debounced, so a file still being copied is not loaded half-written).
     pub fn watch(mut self, watch: bool) -> Self {
@@ -130,17 +172,17 @@ impl HostBuilder {
     /// read (or watched); a bad component is skipped with a warning in
     /// [`Host::load_report`].
     pub fn build(self) -> Result<Host, LoadError> {
-        let runtime = Runtime::new()?;
-        let cache = match &self.cache {
-            CacheSetting::Default => Some(Cache::new(load::default_dir(), runtime.engine())),
-            CacheSetting::Dir(dir) => Some(Cache::new(dir.clone(), runtime.engine())),
-            CacheSetting::Off => None,
+        let runtime = Runtime::new(self.capacity)?;
+        let (cache, standing_warnings) = match self.open_cache(&runtime) {
+            Ok(cache) => (cache, Vec::new()),
+            Err(error) => (None, vec![error.to_string()]),
         };
         let watch = self.watch;
         let core = Arc::new(HostCore {
             runtime,
             settings: self,
             cache,
+            standing_warnings,
             current: ArcSwap::from_pointee(Snapshot::default()),
             reloading: Mutex::new(()),
             listeners: Mutex::new(Vec::new()),
@@ -151,6 +193,22 @@ impl HostBuilder {
             HostCore::start_watching(&core)?;
         }
         Ok(Host { core, toolset: None })
+    }
+
+    /// The cache as configured, or why it cannot be used.
+    fn open_cache(&self, runtime: &Runtime) -> Result<Option<Cache>, CacheError> {
+        let engine = runtime.engine();
+        match &self.cache {
+            CacheSetting::Default => Cache::private(load::default_dir(), engine).map(Some),
+            CacheSetting::Dir(dir) => Cache::private(dir.clone(), engine).map(Some),
+            CacheSetting::Shared(dir) => Cache::shared(dir.clone(), engine).map(Some),
+            CacheSetting::Off => Ok(None),
+        }
+    }
+
+    /// The largest component file loaded.
+    pub(super) fn component_limit(&self) -> u64 {
+        self.max_component_bytes.unwrap_or(load::DEFAULT_MAX_COMPONENT_BYTES)
     }
 
     /// A component's grants (its manifest's plus the builder's) and limits (the

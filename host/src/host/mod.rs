@@ -57,6 +57,8 @@ struct HostCore {
     runtime: Runtime,
     settings: HostBuilder,
     cache: Option<Cache>,
+    /// Warnings that hold for every load (a cache that cannot be used).
+    standing_warnings: Vec<String>,
     current: ArcSwap<Snapshot>,
     /// Serialises reloads (a watcher's and explicit ones).
     reloading: Mutex<()>,

@@ -38,7 +38,7 @@ impl HostCore {
         }
         let mut fresh = self.load_changed(&old, &versions);
         let mut components = Vec::new();
-        let mut warnings = Vec::new();
+        let mut warnings = self.standing_warnings.clone();
         for (path, version) in &versions {
             if let Some(kept) = old.unchanged(path, *version) {
                 components.push(kept.kept());
@@ -68,7 +68,7 @@ impl HostCore {
     fn scan(&self) -> Result<Versions, LoadError> {
         let mut files = Vec::new();
         for path in &self.settings.files {
-            if !path.is_file() {
+            if !path.exists() {
                 let error = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
                 return Err(LoadError::Read { path: path.clone(), error });
             }
@@ -79,10 +79,11 @@ impl HostCore {
         }
         let mut seen = std::collections::HashSet::new();
         files.retain(|path| seen.insert(path.clone()));
+        let limit = self.settings.component_limit();
         Ok(files
             .into_iter()
             .map(|path| {
-                let version = fingerprint(&path);
+                let version = fingerprint(&path, limit);
                 (path, version)
             })
             .collect())
@@ -95,7 +96,8 @@ impl HostCore {
             .filter(|(path, version)| old.unchanged(path, *version).is_none())
             .map(|(p, _)| p.clone())
             .collect();
-        let load = |path: &std::path::Path| load_file(&self.runtime, path, self.cache.as_ref());
+        let limit = self.settings.component_limit();
+        let load = |path: &std::path::Path| load_file(&self.runtime, path, self.cache.as_ref(), limit);
         let outcomes = load_all(&changed, load, self.settings.progress.as_deref());
         changed.into_iter().zip(outcomes).collect()
     }

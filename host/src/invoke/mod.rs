@@ -18,7 +18,7 @@ use crate::error::ToolError;
 use crate::runtime::Runtime;
 use crate::sandbox::{CallState, Grants, Limits};
 use crate::tool::WitType;
-use outcome::{classify_failure, convert_result, explain_denials};
+use outcome::{busy_error, classify_failure, convert_result, explain_denials};
 
 /// Everything needed to run one tool's function once.
 pub(crate) struct Invocation<'a> {
@@ -38,8 +38,17 @@ pub(crate) struct Invocation<'a> {
     pub(crate) limits: &'a Limits,
 }
 
-/// Runs `call` with `args` in a fresh instance and puts the outcome in the model's terms.
+/// Runs `call` with `args` in a fresh instance, once it has a turn (see
+/// `runtime/admission.rs`), and puts the outcome in the model's terms.
 pub(crate) fn invoke(runtime: &Runtime, call: &Invocation<'_>, args: &[Val]) -> Result<Value, ToolError> {
+    runtime.block_on(async {
+        let _turn = runtime.admission().turn().await.map_err(|busy| busy_error(call, busy))?;
+        run_in_fresh_store(runtime, call, args).await
+    })
+}
+
+/// One run of the function in a store of its own, under the call's limits.
+async fn run_in_fresh_store(runtime: &Runtime, call: &Invocation<'_>, args: &[Val]) -> Result<Value, ToolError> {
     let state = CallState::new(call.component.clone(), call.grants, call.limits, runtime.empty_root())
         .map_err(|error| ToolError::Unavailable { tool: call.tool.to_string(), reason: error.to_string() })?;
     let mut store = Store::new(runtime.engine(), state);
@@ -56,13 +65,13 @@ pub(crate) fn invoke(runtime: &Runtime, call: &Invocation<'_>, args: &[Val]) -> 
         func.call_async(&mut store, args, &mut results).await?;
         wasmtime::Result::Ok(results.pop())
     };
-    let outcome = runtime.block_on(within(call.limits.time, run));
+    let outcome = within(call.limits.time, run).await;
     log_guest_output(call, store.data());
     let denied = store.data().denials.take();
     let outcome = match outcome {
         None => Err(ToolError::TimedOut { tool: call.tool.to_string(), limit: call.limits.time }),
         Some(Ok(value)) => convert_result(call, value),
-        Some(Err(error)) => Err(classify_failure(call, store.data(), &error)),
+        Some(Err(error)) => Err(classify_failure(runtime, call, store.data(), &error)),
     };
     explain_denials(call, outcome, denied)
 }

@@ -10,6 +10,7 @@ use super::Invocation;
 use super::crash::crash_reason;
 use super::result::{json_size, json_surely_longer_than, to_json};
 use crate::error::ToolError;
+use crate::runtime::{Busy, Runtime};
 use crate::sandbox::{CallState, Denial};
 use crate::tool::WitType;
 
@@ -75,11 +76,21 @@ pub(super) fn convert_result(call: &Invocation<'_>, value: Option<Val>) -> Resul
 
 /// Puts a failed instantiation or call in the model's terms; wasmtime's own account
 /// goes to `tracing`.
-pub(super) fn classify_failure(call: &Invocation<'_>, state: &CallState, error: &wasmtime::Error) -> ToolError {
+pub(super) fn classify_failure(
+    runtime: &Runtime,
+    call: &Invocation<'_>,
+    state: &CallState,
+    error: &wasmtime::Error,
+) -> ToolError {
     let tool = call.tool.to_string();
     tracing::debug!(tool = %tool, component = %call.component, "call failed: {error:?}");
     if state.memory_exceeded {
         return ToolError::OutOfMemory { tool, limit_bytes: call.limits.memory_bytes };
+    }
+    if error.downcast_ref::<wasmtime::PoolConcurrencyLimitError>().is_some() {
+        // The pool ran out of one of its kinds of slot (memories, tables, stacks) before
+        // the admission queue's limit: the same for the model as waiting too long.
+        return busy_error(call, runtime.admission().busy(0, std::time::Instant::now()));
     }
     if hostcall_fuel_exhausted(error) {
         // With no wasm frames in the error, it came from lifting the returned value:
@@ -108,6 +119,11 @@ pub(super) fn classify_failure(call: &Invocation<'_>, state: &CallState, error: 
         other => format!("it hit a fault ({other})"),
     };
     ToolError::Crashed { tool, reason }
+}
+
+/// The message for a call that got no turn: the host is busy, not the call wrong.
+pub(super) fn busy_error(call: &Invocation<'_>, busy: Busy) -> ToolError {
+    ToolError::Busy { tool: call.tool.to_string(), running: busy.running, queued: busy.queued, waited: busy.waited }
 }
 
 /// Whether wasmtime refused to copy more guest data into the host (its "hostcall

@@ -31,8 +31,10 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use super::MAX_MANIFEST_BYTES;
 use super::introspect::FoundTool;
 use crate::sandbox::{DirGrant, Grants, HostPattern, Limits};
+use crate::sys::{ReadError, read_regular_file};
 use crate::tool::ToolSpec;
 use crate::tool::names::{NameMatch, match_name, python_list};
 
@@ -156,13 +158,13 @@ pub(crate) fn path_for(component: &Path) -> PathBuf {
 /// the wrong grants.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum ManifestError {
-    /// The file exists but cannot be read.
+    /// The file exists but cannot be read (or is not a regular file, or is too large).
     #[error("cannot read its manifest {}: {error}", .path.display())]
     Read {
         /// The manifest.
         path: PathBuf,
         /// Why it cannot be read.
-        error: std::io::Error,
+        error: ReadError,
     },
     /// The file is not a valid manifest (bad TOML, an unknown key, a bad value).
     #[error("its manifest {} is invalid: {message}", .path.display())]
@@ -178,10 +180,13 @@ impl Manifest {
     /// Reads the manifest beside `component`; `Ok(None)` when there is none.
     pub(crate) fn read_beside(component: &Path) -> Result<Option<Manifest>, ManifestError> {
         let path = path_for(component);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        let bytes = match read_regular_file(&path, MAX_MANIFEST_BYTES) {
+            Ok(bytes) => bytes,
+            Err(error) if error.is_not_found() => return Ok(None),
             Err(error) => return Err(ManifestError::Read { path, error }),
+        };
+        let Ok(text) = String::from_utf8(bytes) else {
+            return Err(ManifestError::Invalid { path, message: "it is not UTF-8 text".into() });
         };
         toml::from_str(&text)
             .map(Some)

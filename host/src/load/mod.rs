@@ -14,14 +14,13 @@ mod report;
 mod types;
 mod workers;
 
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
 use wasmtime::component::{Component, InstancePre};
 
-pub(crate) use cache::{Cache, default_dir};
+pub(crate) use cache::{Cache, CacheError, default_dir};
 pub(crate) use folder::{fingerprint, wasm_files};
 pub(crate) use introspect::FoundTool;
 pub(crate) use manifest::Manifest;
@@ -31,6 +30,14 @@ pub(crate) use workers::{Progress, load_all};
 use crate::error::LoadError;
 use crate::runtime::Runtime;
 use crate::sandbox::CallState;
+use crate::sys::{self, ReadError};
+
+/// The largest component file loaded unless the builder says otherwise: 256 MiB (the
+/// example Python tool, which carries its interpreter, is 18 MiB).
+pub(crate) const DEFAULT_MAX_COMPONENT_BYTES: u64 = 256 << 20;
+
+/// The largest manifest read: a manifest is a few lines of TOML.
+pub(crate) const MAX_MANIFEST_BYTES: u64 = 1 << 20;
 
 /// A component from a plugin folder, linked and introspected: ready to serve calls.
 pub(crate) struct Plugin {
@@ -53,12 +60,17 @@ pub(crate) struct LoadedFile {
     pub(crate) warnings: Vec<String>,
 }
 
-/// Loads one component file: read, check, compile (or take from `cache`), link,
-/// introspect, and apply its manifest.
-pub(crate) fn load_file(runtime: &Runtime, path: &Path, cache: Option<&Cache>) -> Result<LoadedFile, LoadError> {
+/// Loads one component file of at most `max_bytes`: read, check, compile (or take
+/// from `cache`), link, introspect, and apply its manifest.
+pub(crate) fn load_file(
+    runtime: &Runtime,
+    path: &Path,
+    cache: Option<&Cache>,
+    max_bytes: u64,
+) -> Result<LoadedFile, LoadError> {
     let started = Instant::now();
     let bad = |reason: String| LoadError::Component { path: path.to_path_buf(), reason };
-    let bytes = fs::read(path).map_err(|error| LoadError::Read { path: path.to_path_buf(), error })?;
+    let bytes = sys::read_regular_file(path, max_bytes).map_err(|error| unreadable(path, error))?;
     check_is_component(&bytes).map_err(|reason| bad(reason.to_string()))?;
     let manifest = Manifest::read_beside(path).map_err(|error| bad(error.to_string()))?;
 
@@ -89,6 +101,15 @@ pub(crate) fn load_file(runtime: &Runtime, path: &Path, cache: Option<&Cache>) -
     let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let plugin = Plugin { name, pre, tools: found.tools, manifest, folder };
     Ok(LoadedFile { plugin, report, warnings: found.warnings })
+}
+
+/// The load error for a file that could not be read (or was not read: it is not a
+/// regular file, or it is too large).
+pub(crate) fn unreadable(path: &Path, error: ReadError) -> LoadError {
+    match error {
+        ReadError::Io(error) => LoadError::Read { path: path.to_path_buf(), error },
+        other => LoadError::Component { path: path.to_path_buf(), reason: format!("cannot read it: {other}") },
+    }
 }
 
 /// Compiles a component, and keeps the compiled form in the cache when there is one.

@@ -14,6 +14,12 @@ use std::time::Duration;
 use wasmtime::component::{Component, InstancePre, Linker, Val};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
+mod admission;
+
+pub use admission::Capacity;
+use admission::POOL_SLOTS;
+pub(crate) use admission::{Admission, Busy};
+
 use crate::error::LoadError;
 use crate::sandbox::{CallState, EmptyRoot, install_shims};
 
@@ -33,12 +39,14 @@ pub(crate) struct Runtime {
     io: Option<tokio::runtime::Runtime>,
     /// The empty folder calls see at `/`; `None` when it could not be made.
     empty_root: Option<Arc<EmptyRoot>>,
+    /// The turns calls take, so that no more run at once than the pool holds.
+    admission: Admission,
     _ticker: Ticker,
 }
 
 impl Runtime {
     /// Sets up the engine and linker.
-    pub(crate) fn new() -> Result<Runtime, LoadError> {
+    pub(crate) fn new(capacity: Capacity) -> Result<Runtime, LoadError> {
         let engine = pooled_engine().or_else(|pool_error| {
             tracing::warn!("pooling allocator unavailable ({pool_error}); instances are allocated on demand");
             Engine::new(&base_config()).map_err(|e| LoadError::Engine(e.to_string()))
@@ -55,7 +63,8 @@ impl Runtime {
             .ok()
             .map(Arc::new);
         let ticker = Ticker::start(engine.clone());
-        Ok(Runtime { engine, linker, io: Some(io), empty_root, _ticker: ticker })
+        let admission = Admission::new(capacity);
+        Ok(Runtime { engine, linker, io: Some(io), empty_root, admission, _ticker: ticker })
     }
 
     /// Runs `future` to completion on the calling thread, with the host's I/O runtime
@@ -64,6 +73,11 @@ impl Runtime {
     pub(crate) fn block_on<F: Future>(&self, future: F) -> F::Output {
         let _context = self.io.as_ref().map(|io| io.enter());
         futures::executor::block_on(future)
+    }
+
+    /// The turns calls take.
+    pub(crate) fn admission(&self) -> &Admission {
+        &self.admission
     }
 
     /// The empty folder calls see at `/`, when there is one.
@@ -105,7 +119,7 @@ fn base_config() -> Config {
 /// fresh instance per call costs little.
 fn pooled_engine() -> wasmtime::Result<Engine> {
     let mut pool = PoolingAllocationConfig::default();
-    pool.total_component_instances(256)
+    pool.total_component_instances(POOL_SLOTS as u32)
         .total_core_instances(1024)
         .total_memories(512)
         .total_tables(512)
