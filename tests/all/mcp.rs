@@ -14,6 +14,7 @@ struct Client {
     child: Child,
     stdin: ChildStdin,
     lines: mpsc::Receiver<String>,
+    skipped: Vec<Value>,
 }
 
 impl Client {
@@ -42,7 +43,7 @@ impl Client {
                 }
             }
         });
-        Client { child, stdin, lines }
+        Client { child, stdin, lines, skipped: Vec::new() }
     }
 
     fn send(&mut self, message: Value) {
@@ -87,7 +88,8 @@ impl Client {
         responses
     }
 
-    /// Sends a request and returns the response with the same id, skipping notifications.
+    /// Sends a request and returns the response with the same id; the messages
+    /// skipped on the way are kept (see [`Client::answered`]).
     fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         loop {
@@ -97,7 +99,13 @@ impl Client {
                 assert_eq!(message["jsonrpc"], "2.0");
                 return message;
             }
+            self.skipped.push(message);
         }
+    }
+
+    /// The messages [`Client::request`] skipped since the last call.
+    fn answered(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.skipped)
     }
 }
 
@@ -200,4 +208,23 @@ fn calls_beyond_the_servers_capacity_wait_or_are_told_it_is_busy_each_once() {
     assert!(ran >= 2 && busy >= 4 && ran + busy == 12, "{ran} ran, {busy} were busy: {responses:#?}");
     let after = client.request(30, "tools/call", json!({"name": "echo", "arguments": {"text": "after"}}));
     assert_eq!(after["result"]["content"][0]["text"], "\"after\"");
+}
+
+#[test]
+fn huge_truncated_and_unreadable_frames_leave_the_session_serving() {
+    let mut client = Client::start(&common::plugins_dir(), false);
+    client.initialize();
+    let huge =
+        format!("{{\"jsonrpc\":\"2.0\",\"id\":40,\"method\":\"ping\",\"padding\":\"{}\"}}", "x".repeat(20 << 20));
+    writeln!(client.stdin, "{huge}").expect("write a 20 MiB frame");
+    writeln!(client.stdin, "{{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"tools/li").expect("write a truncated frame");
+    writeln!(client.stdin, "not JSON at all").expect("write");
+    client.send(json!({"jsonrpc": "2.0", "id": 43, "method": "tools/list", "params": [1, 2]}));
+    let unreadable = client.request(44, "tools/list", json!({}));
+    assert_eq!(unreadable["result"]["tools"].as_array().map(Vec::len), Some(34), "the session no longer serves");
+    // The request MCP cannot read is answered with its id, before the next one.
+    let answers = client.answered();
+    let refused = answers.iter().find(|m| m["id"] == json!(43)).expect("request 43 was answered");
+    assert_eq!(refused["error"]["code"], json!(-32600), "{refused}");
+    assert!(answers.iter().all(|m| m["id"] != json!(40) && m["id"] != json!(41)), "{answers:#?}");
 }

@@ -11,9 +11,13 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+mod transport;
 
 use crate::host::Host;
 use crate::tool::ToolSpec;
+use transport::LineTransport;
 
 /// Why the MCP server stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -24,12 +28,24 @@ pub struct ServeError(String);
 /// When the host reloads (see [`Host::reload`] and `HostBuilder::watch`), the client
 /// is sent `notifications/tools/list_changed`.
 pub async fn serve_stdio(host: Host) -> Result<(), ServeError> {
+    serve_io(host, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// Serves `host`'s tools over MCP as newline-delimited JSON-RPC read from `reader`
+/// and written to `writer` (a socket, a pipe; [`serve_stdio`] is this over stdio),
+/// until the client disconnects. A line longer than 16 MiB is dropped unread; a
+/// request that is not an MCP message is answered with an error carrying its `id`.
+pub async fn serve_io<R, W>(host: Host, reader: R, writer: W) -> Result<(), ServeError>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
     let (changed, mut changes) = tokio::sync::mpsc::unbounded_channel();
     host.on_change(move || {
         let _ = changed.send(());
     });
     let service = McpServer { host }
-        .serve(rmcp::transport::stdio())
+        .serve(LineTransport::new(reader, writer))
         .await
         .map_err(|e| ServeError(format!("the session could not start: {e}")))?;
     let peer = service.peer().clone();
