@@ -43,6 +43,9 @@
 
 pub mod bind;
 mod error;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod host;
 mod invoke;
 mod load;

@@ -10,7 +10,7 @@ use crate::common;
 
 /// The stages in dependency order, each with the stages it may use. A stage may use
 /// only stages listed before it, so the stage graph cannot have a cycle.
-const STAGES: [(&str, &[&str]); 12] = [
+const STAGES: [(&str, &[&str]); 13] = [
     ("tool", &[]),
     ("lock", &[]),
     ("sys", &[]),
@@ -23,6 +23,7 @@ const STAGES: [(&str, &[&str]); 12] = [
     ("invoke", &["error", "runtime", "sandbox", "tool"]),
     ("host", &["bind", "error", "invoke", "load", "lock", "resolve", "runtime", "sandbox", "tool"]),
     ("mcp", &["error", "host", "tool"]),
+    ("fuzzing", &["load", "sandbox", "tool"]),
 ];
 
 /// A module of the library: its path from the crate root (`["load", "cache"]`).

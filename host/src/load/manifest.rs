@@ -97,6 +97,32 @@ impl ToolDocs {
     }
 }
 
+/// What a manifest is applied to: anything that holds a tool's spec.
+pub(crate) trait HasSpec {
+    /// The spec.
+    fn spec(&self) -> &ToolSpec;
+    /// The spec, to change.
+    fn spec_mut(&mut self) -> &mut ToolSpec;
+}
+
+impl HasSpec for FoundTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+    fn spec_mut(&mut self) -> &mut ToolSpec {
+        &mut self.spec
+    }
+}
+
+impl HasSpec for ToolSpec {
+    fn spec(&self) -> &ToolSpec {
+        self
+    }
+    fn spec_mut(&mut self) -> &mut ToolSpec {
+        self
+    }
+}
+
 /// The warning for a manifest entry that names no tool (or parameter), or several.
 fn unmatched_entry(component: &str, entry: &str, names: &[&str], found: NameMatch<usize>) -> String {
     let what = match found {
@@ -185,12 +211,14 @@ impl Manifest {
             Err(error) if error.is_not_found() => return Ok(None),
             Err(error) => return Err(ManifestError::Read { path, error }),
         };
-        let Ok(text) = String::from_utf8(bytes) else {
-            return Err(ManifestError::Invalid { path, message: "it is not UTF-8 text".into() });
-        };
-        toml::from_str(&text)
-            .map(Some)
-            .map_err(|error| ManifestError::Invalid { path, message: error.message().to_string() })
+        Manifest::parse(&path, &bytes).map(Some)
+    }
+
+    /// Reads a manifest's bytes; `path` is named in the error.
+    pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Manifest, ManifestError> {
+        let invalid = |message: String| ManifestError::Invalid { path: path.to_path_buf(), message };
+        let text = std::str::from_utf8(bytes).map_err(|_| invalid("it is not UTF-8 text".into()))?;
+        toml::from_str(text).map_err(|error| invalid(error.message().to_string()))
     }
 
     /// Applies the manifest's limits over `base`.
@@ -207,18 +235,18 @@ impl Manifest {
     /// Applies `hide` and the `tools` descriptions to the tools of `component`; each
     /// entry must name exactly one of them (see `tool::names::match_name`), and one
     /// that does not is a warning, not a guess.
-    pub(crate) fn apply_to(&self, component: &str, tools: &mut Vec<FoundTool>) -> Vec<String> {
+    pub(crate) fn apply_to<T: HasSpec>(&self, component: &str, tools: &mut Vec<T>) -> Vec<String> {
         let mut warnings = Vec::new();
-        let hidden = self.hidden(component, &tools.iter().map(|t| &t.spec).collect::<Vec<_>>(), &mut warnings);
+        let hidden = self.hidden(component, &tools.iter().map(HasSpec::spec).collect::<Vec<_>>(), &mut warnings);
         let mut index = 0;
         tools.retain(|_| {
             index += 1;
             !hidden[index - 1]
         });
         for (key, docs) in &self.tools {
-            let names: Vec<&str> = tools.iter().map(|t| t.spec.wit_name.as_str()).collect();
+            let names: Vec<&str> = tools.iter().map(|t| t.spec().wit_name.as_str()).collect();
             match match_name(names.iter().copied(), key) {
-                NameMatch::One(i) => docs.apply(component, key, &mut tools[i].spec, &mut warnings),
+                NameMatch::One(i) => docs.apply(component, key, tools[i].spec_mut(), &mut warnings),
                 unmatched => warnings.push(unmatched_entry(component, &format!("[tools.{key}]"), &names, unmatched)),
             }
         }

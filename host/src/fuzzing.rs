@@ -1,0 +1,41 @@
+//! Entry points for the fuzz targets in `fuzz/` (cargo feature `fuzzing`): parsers
+//! that are not public API, reached directly. Not for any other use.
+
+use std::path::Path;
+
+use crate::load::Manifest;
+use crate::sandbox::Limits;
+use crate::tool::{ParamSpec, ToolSpec, WitType};
+
+/// Reads `bytes` as a manifest and, when it is one, applies every part of it (limits,
+/// grants, `hide`, descriptions) to a fixed set of tools; returns the error's text
+/// otherwise. Never panics, whatever the bytes.
+pub fn manifest(bytes: &[u8]) -> Result<Vec<String>, String> {
+    let manifest = Manifest::parse(Path::new("fuzz.toml"), bytes).map_err(|error| error.to_string())?;
+    let limits = manifest.limits(Limits::default());
+    let grants = manifest.grants(Path::new("/plugins"));
+    let mut specs = sample_tools();
+    let warnings = manifest.apply_to("fuzz", &mut specs);
+    let _ = (limits, grants);
+    Ok(warnings)
+}
+
+/// Tools with names that collide after normalisation, an interface, and parameters.
+fn sample_tools() -> Vec<ToolSpec> {
+    let param = |name: &str, ty: WitType| ParamSpec { name: name.into(), ty, description: None };
+    let tool = |wit_name: &str, interface: Option<&str>, params: Vec<ParamSpec>| ToolSpec {
+        name: wit_name.replace('-', "_"),
+        component: "fuzz".into(),
+        interface: interface.map(str::to_string),
+        wit_name: wit_name.into(),
+        description: String::new(),
+        params,
+        result: None,
+    };
+    vec![
+        tool("get-weather", None, vec![param("city", WitType::String), param("ab_c", WitType::U8)]),
+        tool("ab-c", None, vec![param("a_bc", WitType::Bool)]),
+        tool("a-bc", Some("exports"), Vec::new()),
+        tool("init", Some("exports"), Vec::new()),
+    ]
+}
