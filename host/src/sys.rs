@@ -69,30 +69,34 @@ impl ReadError {
 /// most `limit` bytes. The kind and size are checked before the file is opened, and
 /// again on the file actually opened; the read itself stops past the limit.
 pub(crate) fn read_regular_file(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
-    check_regular(&fs::metadata(path)?, limit)?;
-    let file = open_without_blocking(path, true)?;
-    let metadata = file.metadata()?;
-    check_regular(&metadata, limit)?;
-    read_bounded(file, limit, metadata.len())
+    read_checked(path, limit, None)
 }
 
 /// Reads `path` if it is a regular file (not a symlink) of at most `limit` bytes that
 /// only its owner may write, owned as `owner` asks: a file the host will trust.
 pub(crate) fn read_trusted_file(path: &Path, limit: u64, owner: Owner) -> Result<Vec<u8>, ReadError> {
-    let metadata = fs::symlink_metadata(path)?;
-    if metadata.file_type().is_symlink() {
+    read_checked(path, limit, Some(owner))
+}
+
+/// [`read_regular_file`], or with `trusted`, [`read_trusted_file`].
+fn read_checked(path: &Path, limit: u64, trusted: Option<Owner>) -> Result<Vec<u8>, ReadError> {
+    let follow = trusted.is_none();
+    let before = if follow { fs::metadata(path)? } else { fs::symlink_metadata(path)? };
+    if before.file_type().is_symlink() {
         return Err(ReadError::Untrusted("it is a symbolic link".into()));
     }
-    check_regular(&metadata, limit)?;
-    let file = open_without_blocking(path, false)?;
+    check_regular(&before, limit)?;
+    let file = open_without_blocking(path, follow)?;
     let metadata = file.metadata()?;
     check_regular(&metadata, limit)?;
-    let (file_owner, mode) = owner_and_mode(&metadata);
-    if owner == Owner::Me && Some(file_owner) != my_uid() {
-        return Err(ReadError::Untrusted(format!("it belongs to another user (uid {file_owner})")));
-    }
-    if mode & 0o022 != 0 {
-        return Err(ReadError::Untrusted(format!("other users may write it (mode {mode:03o})")));
+    if let Some(owner) = trusted {
+        let (file_owner, mode) = owner_and_mode(&metadata);
+        if owner == Owner::Me && Some(file_owner) != my_uid() {
+            return Err(ReadError::Untrusted(format!("it belongs to another user (uid {file_owner})")));
+        }
+        if mode & 0o022 != 0 {
+            return Err(ReadError::Untrusted(format!("other users may write it (mode {mode:03o})")));
+        }
     }
     read_bounded(file, limit, metadata.len())
 }

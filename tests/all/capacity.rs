@@ -2,47 +2,13 @@
 //! bounded time, and the rest are told the host is busy; never the instance pool's own
 //! error, never a panic, never a hang.
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Barrier};
+use std::sync::Barrier;
 use std::time::Duration;
 
 use serde_json::json;
 use toolhost::{Capacity, Host, Limits, ToolError};
 
-use crate::common;
-
-/// A loopback HTTP server that holds each request for `hold`, and records the most
-/// requests it had at once.
-struct SlowServer {
-    port: u16,
-    most_at_once: Arc<AtomicUsize>,
-}
-
-impl SlowServer {
-    fn start(hold: Duration) -> SlowServer {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-        let port = listener.local_addr().expect("address").port();
-        let (now, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-        let most_at_once = most.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(mut stream) = stream else { continue };
-                let (now, most) = (now.clone(), most.clone());
-                std::thread::spawn(move || {
-                    most.fetch_max(now.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
-                    let mut request = [0u8; 4096];
-                    let _ = stream.read(&mut request);
-                    std::thread::sleep(hold);
-                    now.fetch_sub(1, Ordering::SeqCst);
-                    let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
-                });
-            }
-        });
-        SlowServer { port, most_at_once }
-    }
-}
+use crate::common::{self, LoopbackServer};
 
 fn hostile_with(capacity: Capacity, port: Option<u16>) -> Host {
     let builder = Host::builder()
@@ -76,10 +42,10 @@ fn all_at_once<T: Send>(calls: usize, call: impl Fn(usize) -> T + Sync) -> Vec<T
 
 #[test]
 fn eight_times_as_many_calls_as_slots_wait_their_turn_and_all_run() {
-    let server = SlowServer::start(Duration::from_millis(150));
+    let server = LoopbackServer::start(true, Duration::from_millis(150));
     let capacity = Capacity { max_concurrent_calls: 2, max_queued_calls: 64, queue_timeout: Duration::from_secs(30) };
     let host = hostile_with(capacity, Some(server.port));
-    let url = format!("http://127.0.0.1:{}/slow", server.port);
+    let url = server.url("127.0.0.1");
     let outcomes = all_at_once(16, |i| match i % 4 {
         // Slow calls, waiting in the host on the server...
         0 | 1 => host.call("http_get", &json!({"url": url})),
@@ -90,8 +56,8 @@ fn eight_times_as_many_calls_as_slots_wait_their_turn_and_all_run() {
     for (i, outcome) in outcomes.iter().enumerate() {
         assert!(outcome.is_ok(), "call {i} failed: {outcome:?}");
     }
-    assert_eq!(outcomes[0], Ok(json!("200 ok")));
-    let most = server.most_at_once.load(Ordering::SeqCst);
+    assert_eq!(outcomes[0], Ok(json!("200 hello")));
+    let most = server.most_at_once();
     assert!((1..=2).contains(&most), "{most} requests were in flight at once with 2 call slots");
 }
 

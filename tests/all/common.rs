@@ -72,3 +72,64 @@ pub fn limited_hostile_host() -> Host {
 pub fn hostile_host() -> Host {
     Host::builder().component_file(test_guest("hostile")).cache_dir(test_cache_dir()).build().expect("hostile loads")
 }
+
+/// A loopback HTTP server for the tools' `wasi:http` requests: it counts the
+/// connections it gets and the most it held at once.
+pub struct LoopbackServer {
+    /// The port it listens on, on 127.0.0.1.
+    pub port: u16,
+    connections: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    most_at_once: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl LoopbackServer {
+    /// Answers every request with `200 hello` after holding it for `hold`; with
+    /// `answer` false, holds every connection open and never answers.
+    pub fn start(answer: bool, hold: std::time::Duration) -> LoopbackServer {
+        use std::io::{Read, Write};
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let port = listener.local_addr().expect("address").port();
+        let (connections, now, most_at_once) =
+            (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let (counted, most) = (connections.clone(), most_at_once.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                counted.fetch_add(1, Ordering::SeqCst);
+                let (now, most) = (now.clone(), most.clone());
+                std::thread::spawn(move || {
+                    most.fetch_max(now.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+                    if !answer {
+                        // Hold the connection open without a reply, as a stuck server would.
+                        std::thread::sleep(std::time::Duration::from_secs(30));
+                        return;
+                    }
+                    let mut request = [0u8; 4096];
+                    let _ = stream.read(&mut request);
+                    std::thread::sleep(hold);
+                    now.fetch_sub(1, Ordering::SeqCst);
+                    let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello");
+                });
+            }
+        });
+        LoopbackServer { port, connections, most_at_once }
+    }
+
+    /// A URL on this server, with `host` for its host name.
+    pub fn url(&self, host: &str) -> String {
+        format!("http://{host}:{}/greeting", self.port)
+    }
+
+    /// How many connections it has had.
+    pub fn connections(&self) -> usize {
+        self.connections.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The most requests it held at once.
+    pub fn most_at_once(&self) -> usize {
+        self.most_at_once.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}

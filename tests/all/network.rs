@@ -1,57 +1,12 @@
 //! Outgoing HTTP through `wasi:http`: a host on the component's allow list is reached,
 //! any other is refused with a message naming it and never sees a connection.
 
-use crate::common;
+use crate::common::{self, LoopbackServer};
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::json;
 use toolhost::{Host, HostBuilder, Limits, ToolError};
-
-/// A loopback HTTP server answering every request with `hello`, counting connections.
-struct Server {
-    port: u16,
-    connections: Arc<AtomicUsize>,
-}
-
-impl Server {
-    fn start(answer: bool) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-        let port = listener.local_addr().expect("address").port();
-        let connections = Arc::new(AtomicUsize::new(0));
-        let counter = connections.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(mut stream) = stream else { continue };
-                counter.fetch_add(1, Ordering::SeqCst);
-                if !answer {
-                    // Hold the connection open without a reply, as a stuck server would.
-                    std::thread::spawn(move || {
-                        std::thread::sleep(Duration::from_secs(30));
-                        drop(stream);
-                    });
-                    continue;
-                }
-                let mut request = [0u8; 4096];
-                let _ = stream.read(&mut request);
-                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello");
-            }
-        });
-        Server { port, connections }
-    }
-
-    fn url(&self, host: &str) -> String {
-        format!("http://{host}:{}/greeting", self.port)
-    }
-
-    fn connections(&self) -> usize {
-        self.connections.load(Ordering::SeqCst)
-    }
-}
 
 fn hostile(configure: impl FnOnce(HostBuilder) -> HostBuilder) -> Host {
     let builder = Host::builder().component_file(common::test_guest("hostile")).cache_dir(common::test_cache_dir());
@@ -60,7 +15,7 @@ fn hostile(configure: impl FnOnce(HostBuilder) -> HostBuilder) -> Host {
 
 #[test]
 fn an_allowed_host_is_reached() {
-    let server = Server::start(true);
+    let server = LoopbackServer::start(true, Duration::ZERO);
     let host = hostile(|b| b.allow_http("hostile", "127.0.0.1").expect("pattern"));
     assert_eq!(host.call("http_get", &json!({"url": server.url("127.0.0.1")})), Ok(json!("200 hello")));
     assert_eq!(server.connections(), 1);
@@ -72,7 +27,7 @@ fn an_allowed_host_is_reached() {
 
 #[test]
 fn a_host_not_allowed_is_never_reached_and_the_message_names_it() {
-    let server = Server::start(true);
+    let server = LoopbackServer::start(true, Duration::ZERO);
     let port = server.port;
     let cases: [(&str, String, String); 3] = [
         ("nothing allowed", String::new(), "this tool may reach no hosts".to_string()),
@@ -104,7 +59,7 @@ fn a_host_not_allowed_is_never_reached_and_the_message_names_it() {
 
 #[test]
 fn a_server_that_never_answers_is_cut_off_at_the_time_limit() {
-    let server = Server::start(false);
+    let server = LoopbackServer::start(false, Duration::ZERO);
     let host = hostile(|b| {
         b.allow_http("hostile", "127.0.0.1")
             .expect("pattern")
