@@ -37,7 +37,8 @@ for target in "${targets[@]}"; do
     log=$(mktemp)
     if ! (cd fuzz && cargo +nightly fuzz run --sanitizer none "$target" "$corpus" -- \
         -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -max_len=65536) >"$log" 2>&1; then
-        tail -n 40 "$log"
+        grep -E "panicked|thread '|ERROR|SUMMARY|Test unit written" "$log" | head -n 20
+        tail -n 5 "$log"
         echo "fuzz: $target failed; the input is in fuzz/artifacts/$target/" >&2
         exit 1
     fi

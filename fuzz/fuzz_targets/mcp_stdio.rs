@@ -52,10 +52,10 @@ fn expected_answers(frames: &[&[u8]]) -> BTreeMap<String, usize> {
             continue;
         }
         match message.get("id") {
-            Some(id @ Value::String(_)) => *expected.entry(id.to_string()).or_default() += 1,
-            Some(id @ Value::Number(n)) if n.is_i64() => *expected.entry(id.to_string()).or_default() += 1,
+            Some(id @ Value::String(_)) => *expected.entry(key(id)).or_default() += 1,
+            Some(id @ Value::Number(n)) if n.is_i64() => *expected.entry(key(id)).or_default() += 1,
             _ if message["method"] == "notifications/cancelled" => {
-                cancelled.extend(message.get("params").and_then(|p| p.get("requestId")).map(Value::to_string));
+                cancelled.extend(message.get("params").and_then(|p| p.get("requestId")).map(key));
             }
             _ => {}
         }
@@ -66,6 +66,15 @@ fn expected_answers(frames: &[&[u8]]) -> BTreeMap<String, usize> {
     expected
 }
 
+/// An id as a key: numbers by value, so `-0`, `0` and `0.0` are one id (as the server
+/// reads them).
+fn key(id: &Value) -> String {
+    match id.as_f64() {
+        Some(n) if n.fract() == 0.0 && n.abs() < 9e15 => format!("{}", n as i64),
+        _ => id.to_string(),
+    }
+}
+
 /// How many frames carry each `id` (well-formed or not): no id is answered more often.
 fn frames_by_id(frames: &[&[u8]]) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
@@ -73,7 +82,7 @@ fn frames_by_id(frames: &[&[u8]]) -> BTreeMap<String, usize> {
         if let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(frame)
             && let Some(id) = message.get("id")
         {
-            *counts.entry(id.to_string()).or_default() += 1;
+            *counts.entry(key(id)).or_default() += 1;
         }
     }
     counts
@@ -135,8 +144,8 @@ async fn read_answers(
         let message: Value =
             serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON from the server: {e}: {line}"));
         let Some(id) = message.get("id").filter(|_| message.get("method").is_none()) else { continue };
-        *answers.entry(id.to_string()).or_default() += 1;
-        let pinged = answers.contains_key(&json!(FINAL).to_string());
+        *answers.entry(key(id)).or_default() += 1;
+        let pinged = answers.contains_key(&key(&json!(FINAL)));
         if pinged && expected.keys().all(|id| answers.contains_key(id)) {
             return answers;
         }
