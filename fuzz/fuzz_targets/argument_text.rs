@@ -18,18 +18,13 @@ fn spec() -> &'static ToolSpec {
             Field { name: "max-value".into(), ty: WitType::Option(Box::new(WitType::S64)) },
         ]);
         ToolSpec {
-            name: "web_search".into(),
-            component: "fuzz".into(),
-            interface: None,
-            wit_name: "web-search".into(),
-            description: String::new(),
             params: vec![
                 param("query", WitType::String),
                 param("limit", WitType::Option(Box::new(WitType::U32))),
                 param("mode", WitType::Enum(vec!["fast".into(), "thorough-search".into()])),
                 param("filters", WitType::Option(Box::new(WitType::List(Box::new(filter))))),
             ],
-            result: None,
+            ..ToolSpec::new("web_search", "fuzz")
         }
     })
 }

@@ -89,13 +89,8 @@ fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
     let (Ok(ty), Ok(value)) = (wit_type(&mut u, 3), json_value(&mut u, 4)) else { return };
     let spec = ToolSpec {
-        name: "tool".into(),
-        component: "fuzz".into(),
-        interface: None,
-        wit_name: "tool".into(),
-        description: String::new(),
         params: vec![ParamSpec { name: "x".into(), ty, description: None }],
-        result: None,
+        ..ToolSpec::new("tool", "fuzz")
     };
     match bind::check_arguments(&spec, &json!({ "x": value })) {
         Ok(()) => {}

@@ -44,18 +44,10 @@ fn synthetic_registry(count: usize) -> Registry {
     const VERBS: [&str; 10] = ["get", "set", "list", "create", "delete", "update", "search", "fetch", "send", "run"];
     const NOUNS: [&str; 10] =
         ["weather", "user", "file", "event", "email", "stock", "order", "ticket", "report", "note"];
-    Registry::from_specs((0..count).map(|i| {
-        let name = format!("{}_{}_{}", VERBS[i % 10], NOUNS[(i / 10) % 10], i / 100);
-        ToolSpec {
-            wit_name: name.replace('_', "-"),
-            name,
-            component: "synthetic".into(),
-            interface: None,
-            description: String::new(),
-            params: Vec::new(),
-            result: None,
-        }
-    }))
+    Registry::from_specs(
+        (0..count)
+            .map(|i| ToolSpec::new(&format!("{}_{}_{}", VERBS[i % 10], NOUNS[(i / 10) % 10], i / 100), "synthetic")),
+    )
 }
 
 fn parallel(c: &mut Criterion) {
@@ -96,13 +88,8 @@ fn bind(c: &mut Criterion) {
         toolhost::Field { name: "score".into(), ty: WitType::Option(Box::new(WitType::F64)) },
     ]);
     let spec = ToolSpec {
-        name: "ingest".into(),
-        component: "synthetic".into(),
-        interface: None,
-        wit_name: "ingest".into(),
-        description: String::new(),
         params: vec![ParamSpec { name: "items".into(), ty: WitType::List(Box::new(item)), description: None }],
-        result: None,
+        ..ToolSpec::new("ingest", "synthetic")
     };
     let items: Vec<_> =
         (0..1000).map(|i| json!({"name": format!("item {i}"), "count": i, "tags": ["a", "b"], "score": 0.5})).collect();

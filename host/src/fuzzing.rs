@@ -24,13 +24,10 @@ pub fn manifest(bytes: &[u8]) -> Result<Vec<String>, String> {
 fn sample_tools() -> Vec<ToolSpec> {
     let param = |name: &str, ty: WitType| ParamSpec { name: name.into(), ty, description: None };
     let tool = |wit_name: &str, interface: Option<&str>, params: Vec<ParamSpec>| ToolSpec {
-        name: wit_name.replace('-', "_"),
-        component: "fuzz".into(),
         interface: interface.map(str::to_string),
         wit_name: wit_name.into(),
-        description: String::new(),
         params,
-        result: None,
+        ..ToolSpec::new(&wit_name.replace('-', "_"), "fuzz")
     };
     vec![
         tool("get-weather", None, vec![param("city", WitType::String), param("ab_c", WitType::U8)]),

@@ -64,4 +64,4 @@ pub use load::{ComponentReport, LoadReport};
 pub use resolve::{Registry, Resolved, ToolsetError};
 pub use runtime::Capacity;
 pub use sandbox::{DirGrant, Grants, HostPattern, HostPatternError, Limits};
-pub use tool::{Case, ExpectedParameters, Field, ParamSpec, ToolFormat, ToolSpec, WitType};
+pub use tool::{Case, ExpectedParameters, Field, ParamSpec, ToolAnnotations, ToolFormat, ToolSpec, WitType};

@@ -62,8 +62,13 @@ fn schema_prints_each_providers_format() {
     let mcp = parse("mcp");
     assert_eq!(mcp.len(), 34);
     for tool in mcp {
-        assert_eq!(keys(&tool), ["name", "description", "inputSchema"]);
+        // `outputSchema` for the tools that return something: all of the example tools.
+        assert_eq!(keys(&tool), ["name", "title", "description", "inputSchema", "outputSchema", "annotations"]);
         assert!(!tool["description"].as_str().unwrap_or("").is_empty());
+        assert_eq!(
+            tool["annotations"],
+            serde_json::json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
+        );
     }
     let output = toolhost(&["schema", "--format", "yaml"]);
     assert_eq!(output.status.code(), Some(2));

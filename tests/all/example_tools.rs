@@ -6,21 +6,39 @@ use crate::common;
 use std::sync::OnceLock;
 
 use serde_json::{Value, json};
-use toolhost::{Host, ToolError};
+use toolhost::{Host, ToolAnnotations, ToolError, ToolSpec};
 
 fn host() -> &'static Host {
     static HOST: OnceLock<Host> = OnceLock::new();
     HOST.get_or_init(common::example_host)
 }
 
-/// Calls a tool that must succeed, after checking that its schema accepts the arguments.
+/// Calls a tool that must succeed, after checking that its schema accepts the
+/// arguments; checks that its structured result fits its output schema.
 fn call(name: &str, arguments: Value) -> Value {
-    let schema = host().tool(name).unwrap_or_else(|| panic!("no tool {name}")).parameters_schema();
+    let spec = host().tool(name).unwrap_or_else(|| panic!("no tool {name}"));
+    let schema = spec.parameters_schema();
     assert!(
         jsonschema::draft202012::is_valid(&schema, &arguments),
         "the schema of {name} rejects {arguments}: {schema}"
     );
-    host().call(name, &arguments).unwrap_or_else(|e| panic!("{name}({arguments}) failed: {e}"))
+    let value = host().call(name, &arguments).unwrap_or_else(|e| panic!("{name}({arguments}) failed: {e}"));
+    fits_output_schema(&spec, &value);
+    value
+}
+
+/// The structured form of a tool's result validates against its output schema; a
+/// tool without one returned nothing.
+fn fits_output_schema(spec: &ToolSpec, value: &Value) {
+    match (spec.output_schema(), spec.structured_result(value.clone())) {
+        (Some(schema), Some(structured)) => assert!(
+            jsonschema::draft202012::is_valid(&schema, &structured),
+            "{}: {structured} does not fit its output schema {schema}",
+            spec.name
+        ),
+        (None, None) => assert_eq!(value, &Value::Null, "{} has no output schema but returned {value}", spec.name),
+        other => panic!("{}: an output schema and a structured result go together: {other:?}", spec.name),
+    }
 }
 
 fn call_err(name: &str, arguments: Value) -> ToolError {
@@ -328,4 +346,76 @@ fn javascript_urls_take_apart_build_and_decode() {
         json!("http://example.com/")
     );
     assert_eq!(call("decode", json!({"text": "caf%C3%A9"})), json!("café"));
+}
+
+#[test]
+fn every_tool_that_returns_something_has_an_output_schema_of_an_object() {
+    for spec in host().tools() {
+        let returns = match &spec.result {
+            Some(toolhost::WitType::Result { ok, .. }) => ok.is_some(),
+            other => other.is_some(),
+        };
+        let schema = spec.output_schema();
+        assert_eq!(schema.is_some(), returns, "{}", spec.name);
+        if let Some(schema) = schema {
+            assert_eq!(schema["type"], "object", "{}: {schema}", spec.name);
+            assert!(jsonschema::meta::is_valid(&schema), "{}: {schema}", spec.name);
+        }
+    }
+    // A record result is its own object; anything else is wrapped as `result`.
+    let parse_url = host().tool("parse_url").expect("listed");
+    assert_eq!(parse_url.output_schema().expect("a record")["required"][0], "scheme");
+    let gcd = host().tool("gcd").expect("listed");
+    assert_eq!(gcd.output_schema().expect("a number")["required"], json!(["result"]));
+    assert_eq!(gcd.structured_result(json!(6)), Some(json!({"result": 6})));
+}
+
+/// The hints of a tool that can write nowhere and reach nothing.
+const PURE: ToolAnnotations =
+    ToolAnnotations { read_only: true, destructive: false, idempotent: true, open_world: false };
+
+#[test]
+fn tools_granted_nothing_are_read_only_and_closed_world() {
+    for spec in host().tools() {
+        assert_eq!(spec.annotations, PURE, "{}", spec.name);
+        assert!(!spec.title.is_empty(), "{}", spec.name);
+    }
+    assert_eq!(host().tool("format_date_time").expect("listed").title, "Format date time");
+}
+
+#[test]
+fn a_writable_grant_or_the_network_takes_the_hints_away_and_a_manifest_only_narrows() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    std::fs::copy(common::plugins_dir().join("files.wasm"), folder.path().join("files.wasm")).expect("copy");
+    std::fs::create_dir(folder.path().join("data")).expect("folder");
+    std::fs::write(
+        folder.path().join("files.toml"),
+        "[[dirs]]\nhost = \"data\"\nguest = \"/workspace\"\nread_only = false\n\n\
+         [tools.read_file]\ntitle = \"Read a file\"\ndestructive = false\nidempotent = true\n",
+    )
+    .expect("manifest");
+    let host = Host::builder().plugin_dir(folder.path()).cache_dir(common::test_cache_dir()).build().expect("host");
+    let writer = ToolAnnotations { read_only: false, destructive: true, idempotent: false, open_world: false };
+    assert_eq!(host.tool("write_file").expect("listed").annotations, writer);
+    let read_file = host.tool("read_file").expect("listed");
+    assert_eq!(read_file.annotations, ToolAnnotations { destructive: false, idempotent: true, ..writer });
+    assert_eq!(read_file.title, "Read a file");
+
+    let fetcher = Host::builder()
+        .component_file(common::test_guest("hostile"))
+        .cache_dir(common::test_cache_dir())
+        .allow_http("hostile", "api.example.com")
+        .expect("a host pattern")
+        .build()
+        .expect("hostile loads");
+    let hints = fetcher.tool("http_get").expect("listed").annotations;
+    assert_eq!(hints, ToolAnnotations { read_only: false, destructive: true, idempotent: false, open_world: true });
+    // A read-only grant takes nothing away.
+    let reader = Host::builder()
+        .plugin_dir(common::plugins_dir())
+        .cache_dir(common::test_cache_dir())
+        .grant_dir("files", folder.path(), "/workspace", true)
+        .build()
+        .expect("host");
+    assert_eq!(reader.tool("write_file").expect("listed").annotations, PURE);
 }

@@ -7,7 +7,7 @@ use std::fs;
 use std::time::Duration;
 
 use serde_json::json;
-use toolhost::{Host, Limits, ParamSpec, ToolError, ToolSpec, WitType};
+use toolhost::{Host, Limits, ParamSpec, ToolAnnotations, ToolError, ToolSpec, WitType};
 
 #[test]
 fn example_folder_yields_the_exact_tool_list() {
@@ -106,6 +106,8 @@ fn example_folder_yields_the_exact_tool_list() {
                 },
             ],
             result: Some(WitType::Result { ok: Some(Box::new(WitType::F64)), err: Some(Box::new(WitType::String)) }),
+            title: "Convert".into(),
+            annotations: ToolAnnotations { read_only: true, destructive: false, idempotent: true, open_world: false },
         })
     );
     assert_eq!(
@@ -131,6 +133,8 @@ fn example_folder_yields_the_exact_tool_list() {
                 },
             ],
             result: Some(WitType::String),
+            title: "Slugify".into(),
+            annotations: ToolAnnotations { read_only: true, destructive: false, idempotent: true, open_world: false },
         })
     );
     let slugify = host.tool("slugify").expect("listed");

@@ -131,9 +131,20 @@ fn an_mcp_client_lists_and_calls_tools_over_stdio() {
     assert!(evaluate["description"].as_str().unwrap_or("").starts_with("Evaluates an arithmetic expression"));
     assert_eq!(evaluate["inputSchema"]["required"], json!(["expression"]));
 
+    assert_eq!(evaluate["title"], "Evaluate");
+    let pure = json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false});
+    assert_eq!(evaluate["annotations"], pure);
+
     let repaired = client.request(3, "tools/call", json!({"name": "Evaluate", "arguments": {"expression": "6 * 7"}}));
     assert_eq!(repaired["result"]["isError"], false, "{repaired}");
     assert_eq!(repaired["result"]["content"], json!([{"type": "text", "text": "42.0"}]));
+    assert_eq!(repaired["result"]["structuredContent"], json!({"result": 42.0}));
+    assert!(jsonschema::draft202012::is_valid(&evaluate["outputSchema"], &repaired["result"]["structuredContent"]));
+    let parse_url = tools.iter().find(|t| t["name"] == "parse_url").expect("parse_url is listed");
+    let parsed =
+        client.request(6, "tools/call", json!({"name": "parse_url", "arguments": {"url": "https://a.example/b?c=d"}}));
+    assert_eq!(parsed["result"]["structuredContent"]["host"], "a.example", "{parsed}");
+    assert!(jsonschema::draft202012::is_valid(&parse_url["outputSchema"], &parsed["result"]["structuredContent"]));
 
     let failed = client.request(4, "tools/call", json!({"name": "factorial", "arguments": {"n": "five"}}));
     assert_eq!(failed["result"]["isError"], true, "{failed}");

@@ -14,6 +14,7 @@ use crate::error::LoadError;
 use crate::load::{self, Cache, CacheError, Plugin, Progress};
 use crate::runtime::{Capacity, Runtime};
 use crate::sandbox::{DirGrant, Grants, HostPattern, HostPatternError, Limits};
+use crate::tool::ToolAnnotations;
 
 /// Where compiled components are cached.
 #[derive(Debug, Clone, Default)]
@@ -225,5 +226,15 @@ impl HostBuilder {
         }
         let limits = self.component_limits.get(&*plugin.name).copied().unwrap_or(limits);
         (grants, limits)
+    }
+}
+
+/// Puts on each of `plugin`'s tools the hints its grants allow: nothing writable and no
+/// network is read-only and closed-world; the manifest's claims only narrow.
+pub(super) fn annotate(plugin: &mut Plugin, grants: &Grants) {
+    let writes = grants.dirs.iter().any(|dir| !dir.read_only);
+    let network = !grants.http_hosts.is_empty();
+    for tool in &mut plugin.tools {
+        tool.spec.annotations = ToolAnnotations::from_grants(tool.spec.annotations, writes, network);
     }
 }

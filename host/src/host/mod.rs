@@ -130,6 +130,12 @@ impl Host {
         Ok(Host { core: self.core.clone(), toolset: Some(Arc::new(toolset)) })
     }
 
+    /// `value`, a successful result of the tool registered as `tool`, as MCP's
+    /// structured content (see [`ToolSpec::structured_result`]).
+    pub fn structured_result(&self, tool: &str, value: Value) -> Option<Value> {
+        self.registry().spec(tool)?.structured_result(value)
+    }
+
     /// Every active tool's definition in a model provider's format, as a JSON array.
     pub fn tool_definitions(&self, format: ToolFormat) -> Value {
         Value::Array(self.registry().specs().map(|spec| spec.definition(format)).collect())

@@ -12,6 +12,7 @@ use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
 
 use super::HostCore;
+use super::builder::annotate;
 use super::snapshot::{ServedComponent, Snapshot, Version};
 use crate::error::LoadError;
 use crate::load::{LoadedFile, fingerprint, load_all, load_file, wasm_files};
@@ -104,9 +105,11 @@ impl HostCore {
 
     /// A freshly loaded component with the grants and limits its calls run with.
     fn serve(&self, loaded: LoadedFile, source: &std::path::Path, version: Version) -> ServedComponent {
-        let (grants, limits) = self.settings.settings_for(&loaded.plugin);
+        let mut plugin = loaded.plugin;
+        let (grants, limits) = self.settings.settings_for(&plugin);
+        annotate(&mut plugin, &grants);
         ServedComponent {
-            plugin: Arc::new(loaded.plugin),
+            plugin: Arc::new(plugin),
             grants,
             limits,
             source: source.to_path_buf(),

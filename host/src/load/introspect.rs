@@ -8,7 +8,7 @@ use wasmtime::component::{Component, ComponentExportIndex};
 use super::docs::{ComponentDocs, FunctionDoc};
 use super::types::wit_type;
 use crate::tool::names::snake_case;
-use crate::tool::{ParamSpec, ToolSpec, WitType};
+use crate::tool::{ParamSpec, ToolAnnotations, ToolSpec, WitType, title_from_name};
 
 /// A tool found in a component, with what is needed to call it.
 #[derive(Debug, Clone)]
@@ -123,6 +123,7 @@ impl Introspection {
             })
             .collect();
         let mut spec = ToolSpec {
+            title: title_from_name(&name),
             name,
             component: component.to_string(),
             interface: interface.map(str::to_string),
@@ -130,6 +131,7 @@ impl Introspection {
             description: doc.description,
             params,
             result,
+            annotations: ToolAnnotations::default(),
         };
         if spec.description.is_empty() {
             spec.description = generated_description(&spec);

@@ -22,8 +22,11 @@
 //! hide = ["init"]       # exports that are toolchain plumbing, not tools
 //!
 //! [tools.greet]         # a tool's description, for toolchains that drop WIT docs
+//! title = "Greeter"     # a human-readable name (else made from the tool's name)
 //! description = "Greets someone by name."
 //! params = { name = "who to greet" }
+//! idempotent = true     # hints that only narrow what the grants allow
+//! destructive = false
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -66,8 +69,15 @@ pub(crate) struct Manifest {
 #[derive(Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ToolDocs {
+    /// A human-readable name, instead of one made from the tool's name.
+    pub(crate) title: Option<String>,
     /// What the tool does.
     pub(crate) description: Option<String>,
+    /// That calling it twice with the same arguments changes nothing more (a claim
+    /// that can only narrow its grants' hints).
+    pub(crate) idempotent: Option<bool>,
+    /// That what it changes is never destroyed (`false`; only narrows).
+    pub(crate) destructive: Option<bool>,
     /// What each parameter means, by name.
     #[serde(default)]
     pub(crate) params: std::collections::BTreeMap<String, String>,
@@ -80,6 +90,12 @@ impl ToolDocs {
         if let Some(description) = &self.description {
             spec.description = description.clone();
         }
+        if let Some(title) = &self.title {
+            spec.title = title.clone();
+        }
+        // Claims: the host narrows the grants' hints with them (see `ToolAnnotations`).
+        spec.annotations.idempotent = self.idempotent.unwrap_or(spec.annotations.idempotent);
+        spec.annotations.destructive = self.destructive.unwrap_or(spec.annotations.destructive);
         let names: Vec<&str> = spec.params.iter().map(|p| p.name.as_str()).collect();
         let mut notes = Vec::new();
         for (param, text) in &self.params {
@@ -340,11 +356,8 @@ mod tests {
 
     fn spec(wit_name: &str, interface: Option<&str>, params: &[&str]) -> ToolSpec {
         ToolSpec {
-            name: wit_name.replace('-', "_"),
-            component: "weather".into(),
             interface: interface.map(str::to_string),
             wit_name: wit_name.into(),
-            description: String::new(),
             params: params
                 .iter()
                 .map(|p| crate::tool::ParamSpec {
@@ -353,7 +366,7 @@ mod tests {
                     description: None,
                 })
                 .collect(),
-            result: None,
+            ..ToolSpec::new(&wit_name.replace('-', "_"), "weather")
         }
     }
 

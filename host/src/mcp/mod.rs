@@ -16,7 +16,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 mod transport;
 
 use crate::host::Host;
-use crate::tool::ToolSpec;
+use crate::tool::{ToolFormat, ToolSpec};
 use transport::LineTransport;
 
 /// Why the MCP server stopped with an error.
@@ -75,12 +75,13 @@ impl McpServer {
     }
 }
 
+/// A tool as MCP lists it: the library's own MCP definition (name, title,
+/// description, input and output schemas, annotations), read into rmcp's type.
 fn mcp_tool(spec: &ToolSpec) -> Tool {
-    let schema = match spec.parameters_schema() {
-        Value::Object(map) => map,
-        _ => serde_json::Map::new(),
-    };
-    Tool::new(spec.model_name(), spec.description.clone(), schema)
+    serde_json::from_value(spec.definition(ToolFormat::Mcp)).unwrap_or_else(|error| {
+        tracing::error!("the MCP definition of '{}' does not fit rmcp's Tool: {error}", spec.name);
+        Tool::new(spec.model_name(), spec.description.clone(), serde_json::Map::new())
+    })
 }
 
 impl ServerHandler for McpServer {
@@ -109,12 +110,18 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let dispatch = self.host.dispatch_async(&request.name, arguments).await;
-        if let (Some(from), Some(tool)) = (&dispatch.repaired_from, &dispatch.tool) {
+        let outcome = self.host.dispatch_async(&request.name, arguments).await;
+        if let (Some(from), Some(tool)) = (&outcome.repaired_from, &outcome.tool) {
             tracing::info!("MCP call: repaired tool name '{from}' -> '{tool}'");
         }
-        let result = match dispatch.result {
-            Ok(value) => CallToolResult::success(vec![ContentBlock::text(value.to_string())]),
+        let result = match outcome.result {
+            Ok(value) => {
+                let mut result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
+                result.structured_content =
+                    outcome.tool.as_deref().and_then(|tool| self.host.structured_result(tool, value));
+                result
+            }
+            // A tool's own error and every corrective message are results the model reads.
             Err(error) => CallToolResult::error(vec![ContentBlock::text(error.to_string())]),
         };
         Ok(result.into())

@@ -64,11 +64,7 @@ impl Registry {
     /// ```
     /// use toolhost::{Registry, ToolSpec};
     ///
-    /// let spec = |name: &str| ToolSpec {
-    ///     name: name.into(), component: "demo".into(), interface: None, wit_name: name.replace('_', "-"),
-    ///     description: String::new(), params: Vec::new(), result: None,
-    /// };
-    /// let registry = Registry::from_specs([spec("web_search"), spec("calculator")]);
+    /// let registry = Registry::from_specs([ToolSpec::new("web_search", "demo"), ToolSpec::new("calculator", "demo")]);
     /// assert_eq!(registry.resolve("WebSearch").map(|r| r.name), Ok("web_search".to_string()));
     /// ```
     pub fn from_specs(specs: impl IntoIterator<Item = ToolSpec>) -> Registry {

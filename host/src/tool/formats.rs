@@ -3,6 +3,8 @@
 
 use serde_json::{Value, json};
 
+use super::annotations::ToolAnnotations;
+
 /// A provider's format for tool definitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolFormat {
@@ -12,7 +14,8 @@ pub enum ToolFormat {
     OpenAiResponses,
     /// Anthropic messages: `{name, description, input_schema}`.
     Anthropic,
-    /// MCP `tools/list` entries: `{name, description, inputSchema}`.
+    /// MCP `tools/list` entries: `{name, title, description, inputSchema,
+    /// outputSchema, annotations}` (`outputSchema` when the tool returns something).
     Mcp,
 }
 
@@ -42,9 +45,10 @@ impl ToolFormat {
         }
     }
 
-    /// A tool's definition in this format, from its model name, description and
-    /// parameters schema.
-    pub(crate) fn definition(self, name: &str, description: &str, schema: Value) -> Value {
+    /// A tool's definition in this format. Only MCP has fields for the title, the
+    /// output schema and the annotations.
+    pub(crate) fn definition(self, tool: Definition<'_>) -> Value {
+        let (name, description, schema) = (tool.name, tool.description, tool.input_schema);
         match self {
             ToolFormat::OpenAiChat => json!({
                 "type": "function",
@@ -54,7 +58,41 @@ impl ToolFormat {
                 "type": "function", "name": name, "description": description, "parameters": schema,
             }),
             ToolFormat::Anthropic => json!({ "name": name, "description": description, "input_schema": schema }),
-            ToolFormat::Mcp => json!({ "name": name, "description": description, "inputSchema": schema }),
+            ToolFormat::Mcp => {
+                mcp_definition(tool.name, tool.title, description, schema, tool.output_schema, tool.annotations)
+            }
         }
     }
+}
+
+/// What a tool definition is made of.
+pub(crate) struct Definition<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) title: &'a str,
+    pub(crate) description: &'a str,
+    pub(crate) input_schema: Value,
+    pub(crate) output_schema: Option<Value>,
+    pub(crate) annotations: &'a ToolAnnotations,
+}
+
+/// An MCP `tools/list` entry.
+fn mcp_definition(
+    name: &str,
+    title: &str,
+    description: &str,
+    input_schema: Value,
+    output_schema: Option<Value>,
+    hints: &ToolAnnotations,
+) -> Value {
+    let mut tool = json!({ "name": name, "title": title, "description": description, "inputSchema": input_schema });
+    if let Some(output_schema) = output_schema {
+        tool["outputSchema"] = output_schema;
+    }
+    tool["annotations"] = json!({
+        "readOnlyHint": hints.read_only,
+        "destructiveHint": hints.destructive,
+        "idempotentHint": hints.idempotent,
+        "openWorldHint": hints.open_world,
+    });
+    tool
 }

@@ -3,6 +3,7 @@
 //! name conventions every stage matches names by. Pure data: nothing here knows
 //! wasmtime, so every other stage may depend on it.
 
+mod annotations;
 #[cfg(test)]
 pub(crate) mod arbitrary;
 mod formats;
@@ -11,6 +12,8 @@ mod schema;
 mod spec;
 mod types;
 
+pub use annotations::ToolAnnotations;
+pub(crate) use annotations::title_from_name;
 pub use formats::ToolFormat;
 #[cfg(test)]
 pub(crate) use schema::type_schema;

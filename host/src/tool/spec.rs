@@ -4,9 +4,10 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::formats::ToolFormat;
+use super::annotations::{ToolAnnotations, title_from_name};
+use super::formats::{Definition, ToolFormat};
 use super::names::python_list;
-use super::schema::object_schema;
+use super::schema::{object_schema, type_schema};
 use super::types::WitType;
 
 /// One tool: an exported WIT function, as the model sees it.
@@ -26,6 +27,10 @@ pub struct ToolSpec {
     pub params: Vec<ParamSpec>,
     /// The result type, if the function returns anything.
     pub result: Option<WitType>,
+    /// A human-readable name (the manifest's `title`, else made from the name).
+    pub title: String,
+    /// What the tool can touch, derived from its grants.
+    pub annotations: ToolAnnotations,
 }
 
 /// One parameter of a tool.
@@ -67,6 +72,23 @@ impl ExpectedParameters {
 }
 
 impl ToolSpec {
+    /// A tool of `component` named `name` (snake_case), with no parameters, no result,
+    /// no description, a title made from its name and MCP's worst-case annotations:
+    /// a start for specs made by hand (for [`crate::Registry::from_specs`], say).
+    pub fn new(name: &str, component: &str) -> ToolSpec {
+        ToolSpec {
+            name: name.to_string(),
+            component: component.to_string(),
+            interface: None,
+            wit_name: name.replace('_', "-"),
+            description: String::new(),
+            params: Vec::new(),
+            result: None,
+            title: title_from_name(name),
+            annotations: ToolAnnotations::default(),
+        }
+    }
+
     /// Names of the required parameters, in order.
     pub fn required_params(&self) -> Vec<&str> {
         self.params.iter().filter(|p| p.required()).map(|p| p.name.as_str()).collect()
@@ -91,6 +113,35 @@ impl ToolSpec {
         object_schema(self.params.iter().map(|p| (p.name.as_str(), &p.ty, p.description.as_deref())))
     }
 
+    /// What a successful call returns: `T` for `-> T` and `-> result<T, E>`; `None`
+    /// when it returns nothing on success.
+    fn success_type(&self) -> Option<&WitType> {
+        match &self.result {
+            Some(WitType::Result { ok, .. }) => ok.as_deref(),
+            other => other.as_ref(),
+        }
+    }
+
+    /// The JSON Schema of [`ToolSpec::structured_result`]: a record result's own
+    /// schema, any other result wrapped as `{"result": …}`; `None` when the tool
+    /// returns nothing on success.
+    pub fn output_schema(&self) -> Option<Value> {
+        match self.success_type()? {
+            record @ WitType::Record(_) => Some(type_schema(record)),
+            other => Some(object_schema([("result", other, None)])),
+        }
+    }
+
+    /// A successful call's JSON value as an object (MCP's structured content): a
+    /// record as it is, anything else as `{"result": value}`; `None` when the tool
+    /// returns nothing on success.
+    pub fn structured_result(&self, value: Value) -> Option<Value> {
+        match self.success_type()? {
+            WitType::Record(_) => Some(value),
+            _ => Some(serde_json::json!({ "result": value })),
+        }
+    }
+
     /// The name to show a model: the registered name, with a component qualifier's
     /// `/` written `__` because providers allow only `[A-Za-z0-9_-]` in tool names.
     /// The host resolves both spellings.
@@ -100,6 +151,13 @@ impl ToolSpec {
 
     /// This tool's definition in `format`.
     pub fn definition(&self, format: ToolFormat) -> Value {
-        format.definition(&self.model_name(), &self.description, self.parameters_schema())
+        format.definition(Definition {
+            name: &self.model_name(),
+            title: &self.title,
+            description: &self.description,
+            input_schema: self.parameters_schema(),
+            output_schema: self.output_schema(),
+            annotations: &self.annotations,
+        })
     }
 }
