@@ -3,6 +3,7 @@
 //! recorded model calls is in `replay.rs`.
 
 mod replay;
+mod serve;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -31,6 +32,17 @@ struct Plugins {
     /// (TOOLHOST_CACHE_DIR, default ~/.cache/toolhost).
     #[arg(long, env = "TOOLHOST_SHARED_CACHE_DIR", global = true)]
     shared_cache: Option<PathBuf>,
+}
+
+impl Plugins {
+    /// A host builder for these plugins and this cache.
+    fn builder(&self) -> HostBuilder {
+        let builder = Host::builder().plugin_dir(&self.plugins);
+        match &self.shared_cache {
+            Some(shared) => builder.shared_cache_dir(shared),
+            None => builder,
+        }
+    }
 }
 
 /// How many calls the server runs at once, and how many wait for a turn.
@@ -98,7 +110,7 @@ enum Command {
         /// Anthropic tool-call objects are read too).
         transcript: PathBuf,
     },
-    /// Serves the tools over MCP on stdin/stdout.
+    /// Serves the tools over MCP on stdin/stdout, or with --http over streamable HTTP.
     Serve {
         #[command(flatten)]
         plugins: Plugins,
@@ -107,6 +119,8 @@ enum Command {
         watch: bool,
         #[command(flatten)]
         capacity: CapacityArgs,
+        #[command(flatten)]
+        http: serve::HttpArgs,
     },
 }
 
@@ -165,8 +179,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let host = load(&plugins)?;
             replay::replay(&host, &text)
         }
-        Command::Serve { plugins, watch, capacity } => {
-            let host = load_with(&plugins, |builder| builder.watch(watch).capacity(capacity.capacity()))?;
+        Command::Serve { plugins, watch, capacity, http } => {
+            let configure = |builder: HostBuilder| builder.watch(watch).capacity(capacity.capacity());
+            if let Some(addr) = http.address() {
+                serve::serve_http(&http, addr, configure(plugins.builder()))?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            let host = load_with(&plugins, configure)?;
             let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
             runtime.block_on(toolhost::mcp::serve_stdio(host))?;
             Ok(ExitCode::SUCCESS)
@@ -189,10 +208,7 @@ fn load_with(plugins: &Plugins, configure: impl FnOnce(HostBuilder) -> HostBuild
         );
         bar
     });
-    let mut builder = configure(Host::builder().plugin_dir(&plugins.plugins));
-    if let Some(shared) = &plugins.shared_cache {
-        builder = builder.shared_cache_dir(shared);
-    }
+    let mut builder = configure(plugins.builder());
     if let Some(bar) = bar.clone() {
         builder = builder.on_progress(move |done, total, name| {
             bar.set_length(total as u64);

@@ -34,7 +34,8 @@
 //! - `bind/`: argument text and JSON → typed WIT values.
 //! - `invoke/`: one call in a fresh instance, and its outcome in the model's terms.
 //! - `host/`: the [`Host`] facade, its builder, snapshots and reloads.
-//! - `mcp/`: the MCP server face (cargo feature `mcp`).
+//! - `mcp/`: the MCP server face (cargo feature `mcp`), over stdio and, with the
+//!   `http` feature, streamable HTTP.
 //!
 //! `ARCHITECTURE.md` at the repository root says more, and how to add to it.
 

@@ -294,6 +294,24 @@ fn kind_of(metadata: &Metadata) -> FileKind {
     if metadata.is_dir() { FileKind::Folder } else { FileKind::Other }
 }
 
+/// Raises the number of files the process may have open to the most it is allowed,
+/// so that a server can hold many connections; a failure only leaves it as it was.
+#[cfg(unix)]
+pub(crate) fn raise_open_file_limit() {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let mut limit = getrlimit(Resource::Nofile);
+    if limit.current < limit.maximum {
+        limit.current = limit.maximum;
+        if let Err(error) = setrlimit(Resource::Nofile, limit) {
+            tracing::debug!("cannot raise the open-file limit: {error}");
+        }
+    }
+}
+
+/// Raises the number of files the process may have open (nothing to do here).
+#[cfg(not(unix))]
+pub(crate) fn raise_open_file_limit() {}
+
 /// The host's (effective) user id, where the operating system has one.
 #[cfg(unix)]
 pub(crate) fn my_uid() -> Option<u32> {

@@ -22,7 +22,7 @@ const STAGES: [(&str, &[&str]); 13] = [
     ("bind", &["error", "tool"]),
     ("invoke", &["error", "runtime", "sandbox", "tool"]),
     ("host", &["bind", "error", "invoke", "load", "lock", "resolve", "runtime", "sandbox", "tool"]),
-    ("mcp", &["error", "host", "tool"]),
+    ("mcp", &["error", "host", "sys", "tool"]),
     ("fuzzing", &["load", "sandbox", "tool"]),
 ];
 

@@ -12,6 +12,7 @@ mod common;
 mod example_tools;
 mod host;
 mod hostile;
+mod http;
 mod languages;
 mod live;
 mod mcp;

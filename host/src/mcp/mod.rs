@@ -1,18 +1,23 @@
-//! The MCP face (cargo feature `mcp`): an MCP server over stdio, with rmcp, exposing
-//! a host's tools. `tools/list` gives every tool's schema, and `tools/call` goes
-//! through the same name repair, argument binding and sandbox as [`Host::call`]; a
-//! corrective message comes back as a tool result with `isError: true`, so the model
-//! reads it and tries again.
+//! The MCP face (cargo feature `mcp`): an MCP server, with rmcp, exposing a host's
+//! tools over stdio or any byte stream (`transport.rs`), and over streamable HTTP
+//! (`http/`, cargo feature `http`). `tools/list` gives every tool's schemas, title
+//! and safety hints, and `tools/call` goes through the same name repair, argument
+//! binding and sandbox as [`Host::call`]; a corrective message comes back as a tool
+//! result with `isError: true`, so the model reads it and tries again. A client with
+//! a session is sent `notifications/tools/list_changed` when the plugins reload.
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::broadcast;
 
+#[cfg(feature = "http")]
+pub mod http;
 mod transport;
 
 use crate::host::Host;
@@ -40,38 +45,32 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let (changed, mut changes) = tokio::sync::mpsc::unbounded_channel();
-    host.on_change(move || {
-        let _ = changed.send(());
-    });
-    let service = McpServer { host }
+    let service = McpServer::new(host)
         .serve(LineTransport::new(reader, writer))
         .await
         .map_err(|e| ServeError(format!("the session could not start: {e}")))?;
-    let peer = service.peer().clone();
-    let notifier = tokio::spawn(async move {
-        while changes.recv().await.is_some() {
-            if let Err(error) = peer.notify_tool_list_changed().await {
-                tracing::warn!("could not tell the MCP client that the tools changed: {error}");
-            }
-        }
-    });
-    let outcome = service.waiting().await;
-    notifier.abort();
-    outcome.map_err(|e| ServeError(format!("the session ended abnormally: {e}")))?;
+    service.waiting().await.map_err(|e| ServeError(format!("the session ended abnormally: {e}")))?;
     Ok(())
 }
 
-/// The rmcp handler over a [`Host`].
+/// The rmcp handler over a [`Host`]. Clones share the host and the news of reloads,
+/// so one handler can serve many sessions.
 #[derive(Clone)]
 pub struct McpServer {
     host: Host,
+    /// Told of every reload that changed the plugins; each session listens.
+    changes: broadcast::Sender<()>,
 }
 
 impl McpServer {
     /// A handler serving `host`'s tools (for use with any rmcp transport).
     pub fn new(host: Host) -> McpServer {
-        McpServer { host }
+        let (changes, _) = broadcast::channel(16);
+        let sender = changes.clone();
+        host.on_change(move || {
+            let _ = sender.send(());
+        });
+        McpServer { host, changes }
     }
 }
 
@@ -94,6 +93,35 @@ impl ServerHandler for McpServer {
                 .into(),
         );
         info
+    }
+
+    /// Once a session is set up, tells its client whenever the tool list changes, for
+    /// as long as the session lasts.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let mut changes = self.changes.subscribe();
+        let peer = context.peer;
+        tokio::spawn(async move {
+            let mut check = tokio::time::interval(std::time::Duration::from_secs(30));
+            loop {
+                tokio::select! {
+                    change = changes.recv() => match change {
+                        Ok(()) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                        Err(broadcast::error::RecvError::Closed) => return,
+                    },
+                    // A client that left without a word: stop listening for it.
+                    _ = check.tick() => {
+                        if peer.is_transport_closed() {
+                            return;
+                        }
+                        continue;
+                    }
+                }
+                if let Err(error) = peer.notify_tool_list_changed().await {
+                    tracing::debug!("the MCP session ended, or cannot be told that the tools changed: {error}");
+                    return;
+                }
+            }
+        });
     }
 
     async fn list_tools(

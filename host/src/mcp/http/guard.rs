@@ -1,0 +1,143 @@
+//! What an MCP request passes before rmcp sees it: the bearer token (compared in
+//! constant time; a wrong one learns nothing about the tools), the plugins having
+//! loaded, its body arriving in time and within the limit (else 408 or 413), and a
+//! turn among the requests handled at once (a bounded queue, then 503 with
+//! `Retry-After`). `/health` passes none of them.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::Response;
+use tokio::sync::{Semaphore, SemaphorePermit};
+
+use super::{HttpOptions, Ready};
+
+/// The guards' state, shared by every connection.
+pub(super) struct Guards {
+    /// The digest of the token; digests are compared, in constant time.
+    token: Option<blake3::Hash>,
+    ready: Ready,
+    turns: Semaphore,
+    max_concurrent: usize,
+    waiting: AtomicUsize,
+    max_queued: usize,
+    queue_timeout: Duration,
+    max_body_bytes: usize,
+    io_timeout: Duration,
+}
+
+impl Guards {
+    pub(super) fn new(options: &HttpOptions, ready: Ready) -> Guards {
+        let max_concurrent = options.max_concurrent_requests.max(1);
+        Guards {
+            token: options.token.as_deref().map(|token| blake3::hash(token.trim().as_bytes())),
+            ready,
+            turns: Semaphore::new(max_concurrent),
+            max_concurrent,
+            waiting: AtomicUsize::new(0),
+            max_queued: options.max_queued_requests,
+            queue_timeout: options.queue_timeout,
+            max_body_bytes: options.max_body_bytes,
+            io_timeout: options.io_timeout,
+        }
+    }
+
+    /// Whether the request carries the token (or none is needed).
+    fn admits(&self, request: &Request) -> bool {
+        let Some(token) = &self.token else { return true };
+        let given = request.headers().get(header::AUTHORIZATION).and_then(|value| value.to_str().ok());
+        let given = given.and_then(|value| value.strip_prefix("Bearer ")).map(str::trim);
+        given.is_some_and(|given| blake3::hash(given.as_bytes()) == *token)
+    }
+
+    /// A turn to be handled: at once if one is free, else after waiting in the queue
+    /// (when it is not full) for at most the queue timeout.
+    async fn turn(&self) -> Option<SemaphorePermit<'_>> {
+        if let Ok(turn) = self.turns.try_acquire() {
+            return Some(turn);
+        }
+        if self.waiting.fetch_add(1, Ordering::SeqCst) >= self.max_queued {
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
+            return None;
+        }
+        let turn = tokio::time::timeout(self.queue_timeout, self.turns.acquire()).await;
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
+        turn.ok()?.ok()
+    }
+
+    /// The request with its body read whole: within the limit, and in time.
+    async fn read_body(&self, request: Request) -> Result<Request, Response> {
+        let (parts, body) = request.into_parts();
+        match tokio::time::timeout(self.io_timeout, axum::body::to_bytes(body, self.max_body_bytes)).await {
+            Ok(Ok(bytes)) => Ok(Request::from_parts(parts, Body::from(bytes))),
+            Ok(Err(_)) => {
+                Err(refusal(StatusCode::PAYLOAD_TOO_LARGE, "the request body is larger than the server takes", None))
+            }
+            Err(_) => Err(refusal(StatusCode::REQUEST_TIMEOUT, "the request body did not arrive in time", None)),
+        }
+    }
+
+    /// Waits until no request is being handled, or `deadline` has passed.
+    pub(super) async fn drain(&self, deadline: Duration) {
+        let all = u32::try_from(self.max_concurrent).unwrap_or(u32::MAX);
+        match tokio::time::timeout(deadline, self.turns.acquire_many(all)).await {
+            Ok(_) => tracing::info!("every request in flight was answered"),
+            Err(_) => tracing::warn!("requests still in flight after {} s are cut off", deadline.as_secs()),
+        }
+    }
+}
+
+/// The guards, in order, for everything under `/mcp`.
+pub(super) async fn check(guards: std::sync::Arc<Guards>, request: Request, next: Next) -> Response {
+    if !request.uri().path().starts_with("/mcp") {
+        return next.run(request).await;
+    }
+    if !guards.admits(&request) {
+        let mut response = refusal(StatusCode::UNAUTHORIZED, "a valid bearer token is needed", None);
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"toolhost\""));
+        return response;
+    }
+    if guards.ready.get().is_none() {
+        return refusal(StatusCode::SERVICE_UNAVAILABLE, "the tools are still loading", Some(5));
+    }
+    // Only requests run handlers; the GET of a session's event stream and its DELETE do not.
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let request = match guards.read_body(request).await {
+        Ok(request) => request,
+        Err(refused) => return refused,
+    };
+    let Some(_turn) = guards.turn().await else {
+        return refusal(StatusCode::SERVICE_UNAVAILABLE, "the server is busy; retry in a moment", Some(1));
+    };
+    next.run(request).await
+}
+
+/// `/health`: 200 once the plugins are loaded, 503 before.
+pub(super) async fn health(ready: Ready) -> Response {
+    match ready.get() {
+        Some(_) => json_response(StatusCode::OK, r#"{"status":"ready"}"#),
+        None => json_response(StatusCode::SERVICE_UNAVAILABLE, r#"{"status":"loading"}"#),
+    }
+}
+
+/// A refusal in a few words, with `Retry-After` when waiting can help.
+fn refusal(status: StatusCode, why: &str, retry_after_seconds: Option<u32>) -> Response {
+    let mut response = json_response(status, &serde_json::json!({ "error": why }).to_string());
+    if let Some(seconds) = retry_after_seconds {
+        response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    }
+    response
+}
+
+fn json_response(status: StatusCode, body: &str) -> Response {
+    let mut response = Response::new(Body::from(body.to_string()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}

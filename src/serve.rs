@@ -1,0 +1,135 @@
+//! `toolhost serve`: MCP over stdio, or with `--http ADDR` over streamable HTTP, where
+//! the plugins load while the server already answers `/health` (503 until loaded),
+//! and SIGTERM or Ctrl-C finishes the requests in flight before it stops.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use toolhost::HostBuilder;
+use toolhost::mcp::http::{HttpOptions, HttpServer};
+
+/// How the server listens over HTTP, whom it lets in, how much it takes.
+#[derive(Args)]
+pub(crate) struct HttpArgs {
+    /// Serve MCP over streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:8080), with
+    /// /health for load balancers, instead of over stdin/stdout.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<SocketAddr>,
+    /// A file holding the bearer token every request must carry (also TOOLHOST_TOKEN).
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// Serve an address other than loopback without a token (when something in front
+    /// of the server checks access).
+    #[arg(long)]
+    allow_unauthenticated: bool,
+    /// A browser origin that may call the server besides loopback ones, e.g.
+    /// https://app.example.com (repeatable).
+    #[arg(long, value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
+    /// A host name clients may reach the server by, besides loopback ones, e.g.
+    /// tools.example.com (repeatable).
+    #[arg(long, value_name = "HOST")]
+    allow_host: Vec<String>,
+    /// The largest request body, in bytes [default: 4 MiB].
+    #[arg(long)]
+    max_body_bytes: Option<usize>,
+    /// Requests handled at once [default: twice the cores].
+    #[arg(long)]
+    max_concurrent_requests: Option<usize>,
+    /// Requests that may wait for a turn; more get 503 with Retry-After [default: 512].
+    #[arg(long)]
+    max_queued_requests: Option<usize>,
+    /// How long a client may take to send a request's headers or body, or to read
+    /// what it is sent, in milliseconds [default: 30000].
+    #[arg(long)]
+    io_timeout_ms: Option<u64>,
+    /// How long a shutdown waits for the requests in flight, in milliseconds [default: 30000].
+    #[arg(long)]
+    shutdown_timeout_ms: Option<u64>,
+}
+
+impl HttpArgs {
+    /// Where to serve over HTTP, if at all.
+    pub(crate) fn address(&self) -> Option<SocketAddr> {
+        self.http
+    }
+
+    /// The server's settings, with the token read from its file or TOOLHOST_TOKEN.
+    fn options(&self, addr: SocketAddr) -> anyhow::Result<HttpOptions> {
+        let mut options = HttpOptions::new(addr);
+        options.token = self.token()?;
+        options.allow_unauthenticated = self.allow_unauthenticated;
+        options.allowed_origins.clone_from(&self.allow_origin);
+        options.allowed_hosts.clone_from(&self.allow_host);
+        options.max_body_bytes = self.max_body_bytes.unwrap_or(options.max_body_bytes);
+        options.max_concurrent_requests = self.max_concurrent_requests.unwrap_or(options.max_concurrent_requests);
+        options.max_queued_requests = self.max_queued_requests.unwrap_or(options.max_queued_requests);
+        options.io_timeout = self.io_timeout_ms.map_or(options.io_timeout, Duration::from_millis);
+        options.shutdown_timeout = self.shutdown_timeout_ms.map_or(options.shutdown_timeout, Duration::from_millis);
+        Ok(options)
+    }
+
+    fn token(&self) -> anyhow::Result<Option<String>> {
+        let token = match &self.token_file {
+            Some(file) => std::fs::read_to_string(file)
+                .with_context(|| format!("cannot read the token file {}", file.display()))?,
+            None => match std::env::var("TOOLHOST_TOKEN") {
+                Ok(token) => token,
+                Err(_) => return Ok(None),
+            },
+        };
+        let token = token.trim().to_string();
+        if token.is_empty() {
+            bail!("the token is empty: put a token in the file (or TOOLHOST_TOKEN), or give none");
+        }
+        Ok(Some(token))
+    }
+}
+
+/// Serves over HTTP at `addr` until SIGTERM or Ctrl-C; the plugins load meanwhile.
+pub(crate) fn serve_http(http: &HttpArgs, addr: SocketAddr, builder: HostBuilder) -> anyhow::Result<()> {
+    let options = http.options(addr)?;
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let server = HttpServer::bind(options).await?;
+        eprintln!("toolhost: serving MCP at http://{}/mcp (loading the plugins)", server.local_addr()?);
+        let host = async move {
+            let loading = tokio::task::spawn_blocking(move || builder.build()).await;
+            let host = loading.map_err(|e| toolhost::LoadError::Engine(format!("loading stopped: {e}")))??;
+            for warning in &host.load_report().warnings {
+                eprintln!("warning: {warning}");
+            }
+            Ok(host)
+        };
+        server.serve(host, stop_signal()).await?;
+        eprintln!("toolhost: stopped");
+        anyhow::Ok(())
+    })
+}
+
+/// Resolves on SIGTERM (as an orchestrator stops a replica) or Ctrl-C.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = terminate.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+    eprintln!("toolhost: stopping: finishing the requests in flight");
+}

@@ -1,0 +1,469 @@
+//! `toolhost serve --http`: MCP over streamable HTTP, spoken to by rmcp's own client
+//! (the stateless current revision and the session-based older ones) and by raw HTTP
+//! for what a client library would not send: wrong tokens, foreign origins and hosts,
+//! oversized and malformed bodies, idle connections, a shutdown mid-call.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, ClientConfig, ProtocolVersion};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, RoleClient};
+use serde_json::{Value, json};
+
+use crate::common;
+
+/// A `toolhost serve --http` process on a port of its own.
+pub(crate) struct Server {
+    child: Child,
+    /// Where it listens.
+    pub(crate) port: u16,
+}
+
+impl Server {
+    /// Starts a server over `plugins` with `options`, and waits until it listens.
+    pub(crate) fn start(plugins: &Path, options: &[&str]) -> Server {
+        Server::start_with_cache(plugins, options, &common::test_cache_dir())
+    }
+
+    fn start_with_cache(plugins: &Path, options: &[&str], cache: &Path) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+            .args(["serve", "--http", "127.0.0.1:0", "--plugins"])
+            .arg(plugins)
+            .args(options)
+            .env("TOOLHOST_CACHE_DIR", cache)
+            .env_remove("TOOLHOST_TOKEN")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("toolhost serve starts");
+        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+        let mut line = String::new();
+        stderr.read_line(&mut line).expect("the server says where it listens");
+        let port = line
+            .split("http://127.0.0.1:")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|port| port.parse().ok())
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        // Keep reading what it says, so that it never blocks on a full pipe.
+        std::thread::spawn(move || for _ in stderr.lines() {});
+        Server { child, port }
+    }
+
+    /// Waits (a bounded while) until `/health` says the plugins are loaded.
+    pub(crate) fn wait_until_ready(&self) {
+        for _ in 0..600 {
+            if raw(self.port, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").status == 200 {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("the server was not ready within 30 s");
+    }
+
+    /// The MCP endpoint.
+    pub(crate) fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+
+    /// Sends SIGTERM, as an orchestrator stopping a replica would.
+    pub(crate) fn terminate(&self) {
+        let status = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status().expect("kill runs");
+        assert!(status.success());
+    }
+
+    /// Waits (a bounded while) for the process to exit, and returns its exit code.
+    pub(crate) fn exit_code(&mut self) -> Option<i32> {
+        for _ in 0..400 {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("the server did not exit within 20 s");
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An HTTP response, read whole.
+pub(crate) struct Response {
+    pub(crate) status: u16,
+    pub(crate) head: String,
+    pub(crate) body: String,
+}
+
+/// Sends `request` (a whole HTTP/1.1 request) on a fresh connection and reads the answer.
+pub(crate) fn raw(port: u16, request: &str) -> Response {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(30))).expect("timeout");
+    let request = request.replacen("\r\n\r\n", "\r\nConnection: close\r\n\r\n", 1);
+    stream.write_all(request.as_bytes()).expect("send");
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    Response { status, head: head.to_lowercase(), body: body.to_string() }
+}
+
+/// A POST of `body` to `/mcp`, with these extra header lines.
+pub(crate) fn post(port: u16, headers: &str, body: &str) -> Response {
+    raw(
+        port,
+        &format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n{headers}\r\n{body}",
+            body.len()
+        ),
+    )
+}
+
+/// The stateless revision's headers and `_meta` for a `tools/list`.
+fn stateless_list() -> (&'static str, String) {
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}});
+    ("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\n", body.to_string())
+}
+
+/// A client that asks for a given protocol revision in its `initialize`.
+#[derive(Clone)]
+pub(crate) struct Revision(pub(crate) ProtocolVersion);
+
+impl ClientHandler for Revision {
+    fn get_info(&self) -> ClientConfig {
+        let mut info = ClientConfig::default();
+        info.protocol_version = self.0.clone();
+        info
+    }
+}
+
+/// An rmcp client over HTTP: stateless (the current revision) or in a session of
+/// `revision`.
+pub(crate) async fn client(
+    url: &str,
+    token: Option<&str>,
+    revision: Option<ProtocolVersion>,
+) -> RunningService<RoleClient, Revision> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
+    if let Some(token) = token {
+        config = config.auth_header(token.to_string());
+    }
+    let transport = StreamableHttpClientTransport::from_config(config);
+    let (handler, lifecycle) = match revision {
+        Some(revision) => (Revision(revision), ClientLifecycleMode::Initialize),
+        None => (
+            Revision(ProtocolVersion::V_2026_07_28),
+            ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] },
+        ),
+    };
+    handler.serve_with_lifecycle(transport, lifecycle).await.expect("the client connects")
+}
+
+/// A `tools/call` of `name` with `arguments`.
+pub(crate) fn call(name: &str, arguments: Value) -> CallToolRequestParams {
+    let Value::Object(arguments) = arguments else { panic!("arguments are an object") };
+    CallToolRequestParams::new(name.to_string()).with_arguments(arguments)
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime")
+}
+
+#[test]
+fn rmcp_clients_list_and_call_tools_stateless_and_in_sessions_with_a_token() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    let token_file = folder.path().join("token");
+    std::fs::write(&token_file, "s3cret-token\n").expect("write the token");
+    let server = Server::start(&common::plugins_dir(), &["--token-file", token_file.to_str().expect("UTF-8")]);
+    server.wait_until_ready();
+    let revisions = [None, Some(ProtocolVersion::V_2025_06_18), Some(ProtocolVersion::V_2025_11_25)];
+    runtime().block_on(async {
+        for revision in revisions {
+            let client = client(&server.url(), Some("s3cret-token"), revision.clone()).await;
+            let tools = client.list_all_tools().await.expect("tools/list");
+            assert_eq!(tools.len(), 34, "{revision:?}");
+            let evaluate = tools.iter().find(|t| t.name == "evaluate").expect("evaluate is listed");
+            let schema =
+                serde_json::to_value(evaluate.output_schema.as_deref().expect("an output schema")).expect("JSON");
+            let result = client.call_tool(call("Evaluate", json!({"expression": "6 * 7"}))).await.expect("tools/call");
+            assert_eq!(result.is_error, Some(false), "{revision:?}");
+            let structured = result.structured_content.expect("structured content");
+            assert_eq!(structured, json!({"result": 42.0}));
+            assert!(jsonschema::draft202012::is_valid(&schema, &structured));
+            let refused = client.call_tool(call("factorial", json!({"n": "five"}))).await.expect("tools/call");
+            assert_eq!(refused.is_error, Some(true));
+            let text = serde_json::to_value(&refused.content).expect("JSON")[0]["text"].clone();
+            assert_eq!(
+                text,
+                "Invalid arguments for 'factorial': 'n' must be an integer between 0 and 255, got \"five\"."
+            );
+            client.cancel().await.expect("the client closes");
+        }
+    });
+}
+
+#[test]
+fn without_the_token_or_with_a_wrong_one_a_request_gets_401_and_nothing_else() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    std::fs::write(folder.path().join("token"), "right").expect("write the token");
+    let token = folder.path().join("token");
+    let server = Server::start(&common::plugins_dir(), &["--token-file", token.to_str().expect("UTF-8")]);
+    server.wait_until_ready();
+    let (headers, body) = stateless_list();
+    for authorization in
+        ["", "Authorization: Bearer wrong\r\n", "Authorization: right\r\n", "Authorization: Bearer \r\n"]
+    {
+        let response = post(server.port, &format!("{headers}{authorization}"), &body);
+        assert_eq!(response.status, 401, "{authorization:?}: {}", response.head);
+        assert!(response.head.contains("www-authenticate: bearer"), "{}", response.head);
+        assert!(!response.body.contains("evaluate") && !response.body.contains("tools"), "{}", response.body);
+    }
+    let response = post(server.port, &format!("{headers}Authorization: Bearer right\r\n"), &body);
+    assert_eq!(response.status, 200, "{}", response.body);
+    assert!(response.body.contains("\"name\":\"evaluate\""));
+    // Health is for load balancers: no token needed, nothing told.
+    assert_eq!(raw(server.port, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").body, r#"{"status":"ready"}"#);
+}
+
+#[test]
+fn serving_beyond_loopback_without_a_token_is_refused_at_start() {
+    let output = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(["serve", "--http", "0.0.0.0:0", "--plugins"])
+        .arg(common::plugins_dir())
+        .env_remove("TOOLHOST_TOKEN")
+        .output()
+        .expect("toolhost runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with("error: MCP server: refusing to serve 0.0.0.0:0 without a token: anyone who can reach it could run the tools. Set one with --token-file FILE or TOOLHOST_TOKEN"),
+        "{stderr}"
+    );
+    let empty = tempfile::NamedTempFile::new().expect("a file");
+    let output = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(["serve", "--http", "127.0.0.1:0", "--token-file"])
+        .arg(empty.path())
+        .output()
+        .expect("toolhost runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("the token is empty"));
+}
+
+#[test]
+fn foreign_origins_and_host_names_are_refused_unless_allowed() {
+    let server = Server::start(
+        &common::plugins_dir(),
+        &["--allow-origin", "https://app.example", "--allow-host", "tools.example"],
+    );
+    server.wait_until_ready();
+    let (headers, body) = stateless_list();
+    let refused = post(server.port, &format!("{headers}Origin: https://evil.example\r\n"), &body);
+    assert_eq!(refused.status, 403, "{}", refused.head);
+    for origin in ["http://localhost:3000", "https://app.example"] {
+        let allowed = post(server.port, &format!("{headers}Origin: {origin}\r\n"), &body);
+        assert_eq!(allowed.status, 200, "{origin}: {}", allowed.body);
+    }
+    let request = |host: &str| {
+        raw(
+            server.port,
+            &format!(
+                "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n{headers}\r\n{body}",
+                body.len()
+            ),
+        )
+    };
+    assert_eq!(request("rebound.example").status, 403, "a DNS-rebinding Host was let in");
+    assert_eq!(request("tools.example").status, 200);
+}
+
+#[test]
+fn oversized_malformed_batched_and_metadata_less_requests_get_clear_errors_and_the_server_serves_on() {
+    let server = Server::start(&common::plugins_dir(), &["--max-body-bytes", "2048"]);
+    server.wait_until_ready();
+    let (headers, body) = stateless_list();
+    let big = post(server.port, headers, &format!("{{\"padding\": \"{}\"}}", "x".repeat(4096)));
+    assert_eq!(big.status, 413, "{}", big.head);
+    let malformed = post(server.port, headers, "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\":");
+    assert!((400..500).contains(&malformed.status), "{} {}", malformed.status, malformed.body);
+    let batch = post(server.port, headers, &format!("[{body}, {body}]"));
+    assert!((400..500).contains(&batch.status), "{} {}", batch.status, batch.body);
+    let bare = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {}}).to_string();
+    let no_meta = post(server.port, headers, &bare);
+    let answer: Value = serde_json::from_str(&no_meta.body).unwrap_or_else(|_| panic!("{}", no_meta.body));
+    assert_eq!(answer["id"], 7);
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    assert!(answer["error"]["message"].as_str().unwrap_or("").contains("_meta"), "{answer}");
+    assert_eq!(post(server.port, headers, &body).status, 200);
+}
+
+#[test]
+fn a_client_that_leaves_mid_call_or_idles_does_not_stop_the_server_serving_others() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    std::fs::copy(common::test_guest("hostile"), folder.path().join("hostile.wasm")).expect("copy");
+    let server = Server::start(folder.path(), &[]);
+    server.wait_until_ready();
+    // A call to a tool that sleeps 2 s, abandoned after 100 ms.
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let sleep = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "sleep", "arguments": {"ms": 2000}, "_meta": meta}})
+    .to_string();
+    let mut left = TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, \
+         text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: sleep\r\n\
+         Content-Length: {}\r\n\r\n{sleep}",
+        sleep.len()
+    );
+    left.write_all(request.as_bytes()).expect("send");
+    std::thread::sleep(Duration::from_millis(100));
+    drop(left);
+    // Two thousand connections that send nothing at all.
+    let idle: Vec<TcpStream> = (0..2000).filter_map(|_| TcpStream::connect(("127.0.0.1", server.port)).ok()).collect();
+    assert!(idle.len() >= 1000, "only {} idle connections were accepted", idle.len());
+    runtime().block_on(async {
+        let client = client(&server.url(), None, None).await;
+        let echo = client.call_tool(call("echo", json!({"text": "still here"}))).await.expect("tools/call");
+        assert_eq!(echo.structured_content, Some(json!({"result": "still here"})));
+        client.cancel().await.expect("the client closes");
+    });
+    drop(idle);
+}
+
+#[test]
+fn beyond_its_queue_a_request_gets_503_with_retry_after() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    std::fs::copy(common::test_guest("hostile"), folder.path().join("hostile.wasm")).expect("copy");
+    let server = Server::start(folder.path(), &["--max-concurrent-requests", "1", "--max-queued-requests", "0"]);
+    server.wait_until_ready();
+    let slow = std::thread::spawn({
+        let url = server.url();
+        move || {
+            runtime().block_on(async {
+                let client = client(&url, None, None).await;
+                let slept = client.call_tool(call("sleep", json!({"ms": 1500}))).await.expect("tools/call");
+                assert_eq!(slept.structured_content, Some(json!({"result": 1500})));
+            })
+        }
+    });
+    std::thread::sleep(Duration::from_millis(600));
+    let (headers, body) = stateless_list();
+    let busy = post(server.port, headers, &body);
+    assert_eq!(busy.status, 503, "{}", busy.body);
+    assert!(busy.head.contains("retry-after: 1"), "{}", busy.head);
+    slow.join().expect("the slow call");
+    assert_eq!(post(server.port, headers, &body).status, 200);
+}
+
+#[test]
+fn health_says_503_until_the_plugins_have_loaded() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    for name in ["calculator", "dates", "json-query", "text", "units"] {
+        let file = format!("{name}.wasm");
+        std::fs::copy(common::plugins_dir().join(&file), folder.path().join(&file)).expect("copy");
+    }
+    // An empty cache: loading compiles every component, which takes a while.
+    let cache = tempfile::tempdir().expect("temporary folder");
+    let server = Server::start_with_cache(folder.path(), &[], cache.path());
+    let first = raw(server.port, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    assert_eq!((first.status, first.body.as_str()), (503, r#"{"status":"loading"}"#));
+    let (headers, body) = stateless_list();
+    let early = post(server.port, headers, &body);
+    assert!(early.status == 503 && early.head.contains("retry-after: 5"), "{} {}", early.status, early.head);
+    server.wait_until_ready();
+    assert_eq!(post(server.port, headers, &body).status, 200);
+}
+
+#[test]
+fn sigterm_finishes_the_calls_in_flight_then_stops() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    std::fs::copy(common::test_guest("hostile"), folder.path().join("hostile.wasm")).expect("copy");
+    let mut server = Server::start(folder.path(), &[]);
+    server.wait_until_ready();
+    let url = server.url();
+    let in_flight = std::thread::spawn(move || {
+        runtime().block_on(async {
+            let client = client(&url, None, None).await;
+            client.call_tool(call("sleep", json!({"ms": 1000}))).await.expect("the call in flight is answered")
+        })
+    });
+    std::thread::sleep(Duration::from_millis(400));
+    server.terminate();
+    let answered = in_flight.join().expect("the calling thread");
+    assert_eq!(answered.structured_content, Some(json!({"result": 1000})));
+    assert_eq!(server.exit_code(), Some(0));
+    assert!(TcpStream::connect(("127.0.0.1", server.port)).is_err(), "the stopped server still accepts");
+}
+
+#[test]
+fn a_client_that_sends_slowly_is_cut_off() {
+    let server = Server::start(&common::plugins_dir(), &["--io-timeout-ms", "500"]);
+    server.wait_until_ready();
+    let cut_off = |request: &str| {
+        let mut stream = TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+        stream.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+        stream.write_all(request.as_bytes()).expect("send");
+        let started = std::time::Instant::now();
+        let mut answer = Vec::new();
+        let read = stream.read_to_end(&mut answer);
+        assert!(read.is_ok(), "the server held the connection open for 10 s: {read:?}");
+        assert!(started.elapsed() < Duration::from_secs(10));
+        String::from_utf8_lossy(&answer).into_owned()
+    };
+    // Headers that never end, then a body that never comes.
+    assert_eq!(cut_off("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-"), "");
+    let answer = cut_off(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"",
+    );
+    assert!(answer.starts_with("HTTP/1.1 408 Request Timeout"), "{answer}");
+    let (headers, body) = stateless_list();
+    assert_eq!(post(server.port, headers, &body).status, 200);
+}
+
+/// A session client that says when it is told the tool list changed.
+#[derive(Clone)]
+struct Watching(tokio::sync::mpsc::UnboundedSender<()>);
+
+impl ClientHandler for Watching {
+    fn get_info(&self) -> ClientConfig {
+        Revision(ProtocolVersion::V_2025_11_25).get_info()
+    }
+
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        let _ = self.0.send(());
+    }
+}
+
+#[test]
+fn a_watching_server_tells_session_clients_when_the_tool_list_changes() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    std::fs::copy(common::plugins_dir().join("calculator.wasm"), folder.path().join("calculator.wasm")).expect("copy");
+    let server = Server::start(folder.path(), &["--watch"]);
+    server.wait_until_ready();
+    runtime().block_on(async {
+        let (told, mut changes) = tokio::sync::mpsc::unbounded_channel();
+        let transport = StreamableHttpClientTransport::from_uri(server.url());
+        let client =
+            Watching(told).serve_with_lifecycle(transport, ClientLifecycleMode::Initialize).await.expect("a session");
+        let names = |tools: Vec<rmcp::model::Tool>| tools.into_iter().map(|t| t.name.to_string()).collect::<Vec<_>>();
+        assert!(!names(client.list_all_tools().await.expect("tools/list")).contains(&"convert".to_string()));
+        std::fs::copy(common::plugins_dir().join("units.wasm"), folder.path().join(".units.part")).expect("copy");
+        std::fs::rename(folder.path().join(".units.part"), folder.path().join("units.wasm")).expect("rename");
+        tokio::time::timeout(Duration::from_secs(20), changes.recv()).await.expect("told within 20 s");
+        assert!(names(client.list_all_tools().await.expect("tools/list")).contains(&"convert".to_string()));
+        client.cancel().await.expect("the client closes");
+    });
+}
