@@ -119,8 +119,9 @@ enum Command {
         watch: bool,
         #[command(flatten)]
         capacity: CapacityArgs,
+        // Boxed: the HTTP settings would make every other command's value as large.
         #[command(flatten)]
-        http: serve::HttpArgs,
+        http: Box<serve::HttpArgs>,
     },
 }
 

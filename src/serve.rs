@@ -49,6 +49,11 @@ pub(crate) struct HttpArgs {
     /// How long a shutdown waits for the requests in flight, in milliseconds [default: 30000].
     #[arg(long)]
     shutdown_timeout_ms: Option<u64>,
+    /// How long, once told to stop, the server goes on answering on its open
+    /// connections (closing each after its answer) so that a load balancer notices,
+    /// in milliseconds [default: 1000].
+    #[arg(long)]
+    drain_ms: Option<u64>,
 }
 
 impl HttpArgs {
@@ -69,6 +74,7 @@ impl HttpArgs {
         options.max_queued_requests = self.max_queued_requests.unwrap_or(options.max_queued_requests);
         options.io_timeout = self.io_timeout_ms.map_or(options.io_timeout, Duration::from_millis);
         options.shutdown_timeout = self.shutdown_timeout_ms.map_or(options.shutdown_timeout, Duration::from_millis);
+        options.drain = self.drain_ms.map_or(options.drain, Duration::from_millis);
         Ok(options)
     }
 

@@ -2,9 +2,10 @@
 //! constant time; a wrong one learns nothing about the tools), the plugins having
 //! loaded, its body arriving in time and within the limit (else 408 or 413), and a
 //! turn among the requests handled at once (a bounded queue, then 503 with
-//! `Retry-After`). `/health` passes none of them.
+//! `Retry-After`). `/health` passes none of them. Once the server is stopping, every
+//! answer closes its connection and `/health` says so.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::body::Body;
@@ -28,6 +29,8 @@ pub(super) struct Guards {
     queue_timeout: Duration,
     max_body_bytes: usize,
     io_timeout: Duration,
+    /// Cleared once the server is stopping: answers then close their connections.
+    keep_alive: AtomicBool,
 }
 
 impl Guards {
@@ -43,6 +46,7 @@ impl Guards {
             queue_timeout: options.queue_timeout,
             max_body_bytes: options.max_body_bytes,
             io_timeout: options.io_timeout,
+            keep_alive: AtomicBool::new(true),
         }
     }
 
@@ -81,6 +85,11 @@ impl Guards {
         }
     }
 
+    /// From now on every answer closes its connection, and `/health` says 503.
+    pub(super) fn stop_keeping_alive(&self) {
+        self.keep_alive.store(false, Ordering::SeqCst);
+    }
+
     /// Waits until no request is being handled, or `deadline` has passed.
     pub(super) async fn drain(&self, deadline: Duration) {
         let all = u32::try_from(self.max_concurrent).unwrap_or(u32::MAX);
@@ -91,8 +100,17 @@ impl Guards {
     }
 }
 
-/// The guards, in order, for everything under `/mcp`.
+/// The guards, in order, for everything under `/mcp`; and, while the server stops,
+/// `Connection: close` on every answer.
 pub(super) async fn check(guards: std::sync::Arc<Guards>, request: Request, next: Next) -> Response {
+    let mut response = guarded(&guards, request, next).await;
+    if !guards.keep_alive.load(Ordering::SeqCst) {
+        response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}
+
+async fn guarded(guards: &Guards, request: Request, next: Next) -> Response {
     if !request.uri().path().starts_with("/mcp") {
         return next.run(request).await;
     }
@@ -118,9 +136,12 @@ pub(super) async fn check(guards: std::sync::Arc<Guards>, request: Request, next
     next.run(request).await
 }
 
-/// `/health`: 200 once the plugins are loaded, 503 before.
-pub(super) async fn health(ready: Ready) -> Response {
-    match ready.get() {
+/// `/health`: 200 once the plugins are loaded, 503 before and once stopping.
+pub(super) async fn health(guards: std::sync::Arc<Guards>) -> Response {
+    if !guards.keep_alive.load(Ordering::SeqCst) {
+        return json_response(StatusCode::SERVICE_UNAVAILABLE, r#"{"status":"stopping"}"#);
+    }
+    match guards.ready.get() {
         Some(_) => json_response(StatusCode::OK, r#"{"status":"ready"}"#),
         None => json_response(StatusCode::SERVICE_UNAVAILABLE, r#"{"status":"loading"}"#),
     }

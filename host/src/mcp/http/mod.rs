@@ -26,6 +26,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::routing::get;
+use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
@@ -68,6 +69,12 @@ pub struct HttpOptions {
     pub max_connections: usize,
     /// How long a shutdown waits for the requests in flight (default 30 s).
     pub shutdown_timeout: Duration,
+    /// How long, once told to stop, the server goes on answering requests on the
+    /// connections it has open, closing each after its answer, before it closes the
+    /// idle ones (default 1 s): a load balancer that keeps connections open learns
+    /// from the closed socket and the closing answers to send elsewhere, instead of
+    /// sending a request down a connection as it closes.
+    pub drain: Duration,
 }
 
 impl HttpOptions {
@@ -87,6 +94,7 @@ impl HttpOptions {
             io_timeout: Duration::from_secs(30),
             max_connections: 10_000,
             shutdown_timeout: Duration::from_secs(30),
+            drain: Duration::from_secs(1),
         }
     }
 }
@@ -117,9 +125,10 @@ impl HttpServer {
         self.listener.local_addr().map_err(|e| ServeError(format!("cannot read the listening address: {e}")))
     }
 
-    /// Serves until `shutdown` resolves, then finishes the requests in flight (up to
-    /// `shutdown_timeout`) and returns. `host` may still be loading: until it has,
-    /// `/health` answers 503 and MCP requests get 503 with `Retry-After`.
+    /// Serves until `shutdown` resolves, then drains (see [`HttpOptions::drain`]),
+    /// finishes the requests in flight (up to `shutdown_timeout`) and returns. `host`
+    /// may still be loading: until it has, `/health` answers 503 and MCP requests get
+    /// 503 with `Retry-After`.
     pub async fn serve(
         self,
         host: impl Future<Output = Result<Host, LoadError>> + Send + 'static,
@@ -127,19 +136,27 @@ impl HttpServer {
     ) -> Result<(), ServeError> {
         let ready: Ready = Arc::new(OnceLock::new());
         let loading = tokio::spawn(load_into(host, ready.clone()));
-        let sessions = CancellationToken::new();
+        let sessions = Arc::new(LocalSessionManager::default());
+        let stopped = CancellationToken::new();
         let guards = Arc::new(Guards::new(&self.options, ready.clone()));
-        let app = router(&self.options, ready, guards.clone(), sessions.clone());
+        let app = router(&self.options, ready, guards.clone(), sessions.clone(), stopped.clone());
         let connections = listener::Connections::new(&self.options);
         // Accepting stops, and the socket closes: new connections are refused at once,
         // so a load balancer sends them to another replica.
         let outcome = connections.accept(self.listener, app, shutdown).await;
         loading.abort();
-        let closed = connections.close(Duration::from_secs(2));
+        // Requests that come on open connections are still answered, each answer
+        // closing its connection; /health says 503.
+        guards.stop_keeping_alive();
+        tokio::time::sleep(self.options.drain.min(self.options.shutdown_timeout)).await;
+        let closed = connections.close(self.options.shutdown_timeout);
         guards.drain(self.options.shutdown_timeout).await;
-        // Session clients' event streams end last.
-        sessions.cancel();
+        // Session clients' event streams end with their sessions; rmcp's own tasks,
+        // which a stateless request still needs, are stopped only once every
+        // connection has closed.
+        end_sessions(&sessions).await;
         closed.await;
+        stopped.cancel();
         outcome
     }
 }
@@ -172,8 +189,24 @@ async fn load_into(host: impl Future<Output = Result<Host, LoadError>>, ready: R
     }
 }
 
+/// Ends every session of the older revisions, and with it its event stream.
+async fn end_sessions(sessions: &LocalSessionManager) {
+    let ids: Vec<_> = sessions.sessions.read().await.keys().cloned().collect();
+    for id in ids {
+        if let Err(error) = sessions.close_session(&id).await {
+            tracing::debug!("session {id} did not close cleanly: {error}");
+        }
+    }
+}
+
 /// `/health`, and `/mcp` behind the guards.
-fn router(options: &HttpOptions, ready: Ready, guards: Arc<Guards>, sessions: CancellationToken) -> Router {
+fn router(
+    options: &HttpOptions,
+    ready: Ready,
+    guards: Arc<Guards>,
+    sessions: Arc<LocalSessionManager>,
+    stopped: CancellationToken,
+) -> Router {
     let mcp = StreamableHttpService::new(
         {
             let ready = ready.clone();
@@ -183,18 +216,19 @@ fn router(options: &HttpOptions, ready: Ready, guards: Arc<Guards>, sessions: Ca
                 Ok(handler.get_or_init(|| McpServer::new(host.clone())).clone())
             }
         },
-        Arc::new(LocalSessionManager::default()),
-        rmcp_config(options, sessions),
+        sessions,
+        rmcp_config(options, stopped),
     );
+    let health = guards.clone();
     Router::new()
-        .route("/health", get(move || guard::health(ready.clone())))
+        .route("/health", get(move || guard::health(health.clone())))
         .nest_service("/mcp", mcp)
         .layer(axum::middleware::from_fn(move |request, next| guard::check(guards.clone(), request, next)))
 }
 
 /// rmcp's own checks: Host and Origin (loopback unless more are allowed), the body
 /// limit, sessions for the older revisions, JSON answers where they suffice.
-fn rmcp_config(options: &HttpOptions, sessions: CancellationToken) -> StreamableHttpServerConfig {
+fn rmcp_config(options: &HttpOptions, stopped: CancellationToken) -> StreamableHttpServerConfig {
     let loopback_hosts = ["localhost", "127.0.0.1", "::1", "[::1]"].map(String::from);
     let loopback_origins = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"].map(String::from);
     StreamableHttpServerConfig::default()
@@ -204,5 +238,5 @@ fn rmcp_config(options: &HttpOptions, sessions: CancellationToken) -> Streamable
         .with_max_request_body_bytes(options.max_body_bytes)
         .with_legacy_session_mode(true)
         .with_json_response(true)
-        .with_cancellation_token(sessions)
+        .with_cancellation_token(stopped)
 }
