@@ -17,6 +17,7 @@ mod languages;
 mod live;
 mod mcp;
 mod network;
+mod nginx;
 mod self_repair;
 mod test_guests;
 mod trust;
