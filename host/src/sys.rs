@@ -296,7 +296,7 @@ fn kind_of(metadata: &Metadata) -> FileKind {
 
 /// Raises the number of files the process may have open to the most it is allowed,
 /// so that a server can hold many connections; a failure only leaves it as it was.
-#[cfg(unix)]
+#[cfg(all(unix, feature = "http"))]
 pub(crate) fn raise_open_file_limit() {
     use rustix::process::{Resource, getrlimit, setrlimit};
     let mut limit = getrlimit(Resource::Nofile);
@@ -309,7 +309,7 @@ pub(crate) fn raise_open_file_limit() {
 }
 
 /// Raises the number of files the process may have open (nothing to do here).
-#[cfg(not(unix))]
+#[cfg(all(not(unix), feature = "http"))]
 pub(crate) fn raise_open_file_limit() {}
 
 /// The host's (effective) user id, where the operating system has one.

@@ -2,6 +2,8 @@
 //! JSON (repaired conservatively), the JSON object's keys matched to parameters
 //! (names repaired like tool names), and each value converted to a typed WIT value
 //! with lossless coercion only. Every misfit is a [`ToolError`] in the model's terms.
+//! [`SchemaBinder`] does the same for a tool described by a JSON Schema instead (an
+//! MCP server's tool).
 //!
 //! ```no_run
 //! # let host = toolhost::Host::builder().plugin_dir("target/plugins").build()?;
@@ -11,6 +13,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod schema;
 mod text;
 mod value;
 mod wording;
@@ -18,6 +21,7 @@ mod wording;
 use serde_json::{Map, Value};
 use wasmtime::component::Val;
 
+pub use schema::SchemaBinder;
 pub(crate) use value::to_val;
 pub(crate) use wording::json_kind;
 

@@ -1,0 +1,213 @@
+//! The repairs tried on arguments a schema refuses, each as lossless as the WIT
+//! binder's: object keys matched to property names as parameter names are (exact,
+//! the other separator, the one normalised match); a string holding an integer, a
+//! number or a boolean read as one where the schema wants that; an enum or `const`
+//! value in another case or separator style. Nothing else is changed, and whether
+//! the result fits is for the validator to say.
+
+use serde_json::{Map, Number, Value};
+
+use crate::tool::names::match_name;
+
+/// How deep `$ref`s and nesting are followed; deeper values are left as they are.
+const MAX_DEPTH: usize = 64;
+
+/// A repair of values against the subschemas of one root schema.
+pub(super) struct Repair<'s> {
+    root: &'s Value,
+}
+
+impl<'s> Repair<'s> {
+    pub(super) fn new(root: &'s Value) -> Repair<'s> {
+        Repair { root }
+    }
+
+    /// `value` repaired towards `schema`.
+    pub(super) fn value(&self, value: Value, schema: &'s Value) -> Value {
+        self.at_depth(value, schema, 0)
+    }
+
+    fn at_depth(&self, mut value: Value, schema: &'s Value, depth: usize) -> Value {
+        let Some(keywords) = schema.as_object().filter(|_| depth < MAX_DEPTH) else { return value };
+        if let Some(target) = self.target(keywords) {
+            value = self.at_depth(value, target, depth + 1);
+        }
+        for branch in keywords.get("allOf").and_then(Value::as_array).into_iter().flatten() {
+            value = self.at_depth(value, branch, depth + 1);
+        }
+        let branches = keywords.get("anyOf").or_else(|| keywords.get("oneOf")).and_then(Value::as_array);
+        if let Some(branches) = branches {
+            value = self.one_of(value, branches, depth + 1);
+        }
+        value = coerce(value, keywords);
+        value = respell(value, keywords);
+        match value {
+            Value::Object(map) => Value::Object(self.object(map, keywords, depth)),
+            Value::Array(items) => Value::Array(self.array(items, keywords, depth)),
+            other => other,
+        }
+    }
+
+    /// The schema a local `$ref` (`#`, `#/$defs/name`, any JSON pointer) points to.
+    fn target(&self, keywords: &Map<String, Value>) -> Option<&'s Value> {
+        let reference = keywords.get("$ref")?.as_str()?.strip_prefix('#')?;
+        self.root.pointer(&percent_encoding::percent_decode_str(reference).decode_utf8_lossy())
+    }
+
+    /// Repaired towards the branch of `anyOf`/`oneOf` that takes the value's kind as
+    /// it is, else towards the first branch a repair changes it for.
+    fn one_of(&self, value: Value, branches: &'s [Value], depth: usize) -> Value {
+        if let Some(branch) = branches.iter().find(|branch| self.takes_as_is(&value, branch, depth)) {
+            return self.at_depth(value, branch, depth);
+        }
+        for branch in branches {
+            let repaired = self.at_depth(value.clone(), branch, depth);
+            if repaired != value {
+                return repaired;
+            }
+        }
+        value
+    }
+
+    /// Whether `branch` (its `$ref`s followed) takes values of `value`'s kind.
+    fn takes_as_is(&self, value: &Value, branch: &'s Value, depth: usize) -> bool {
+        let Some(keywords) = branch.as_object() else { return branch.as_bool().unwrap_or(false) };
+        match self.target(keywords) {
+            Some(target) if depth < MAX_DEPTH => self.takes_as_is(value, target, depth + 1),
+            _ => match (types(keywords), options(keywords)) {
+                (_, Some(options)) => options.contains(value),
+                (Some(types), None) => admits(&types, value),
+                (None, None) => true,
+            },
+        }
+    }
+
+    /// Keys matched to the properties (unless that would give one twice), each value
+    /// repaired towards its property's schema, or `additionalProperties`'.
+    fn object(&self, given: Map<String, Value>, keywords: &'s Map<String, Value>, depth: usize) -> Map<String, Value> {
+        let properties = keywords.get("properties").and_then(Value::as_object);
+        let additional = keywords.get("additionalProperties").filter(|schema| schema.is_object());
+        let names: Vec<&str> = properties.into_iter().flat_map(|p| p.keys().map(String::as_str)).collect();
+        let spelt_exactly = |name: &str| given.contains_key(name);
+        let mut out = Map::with_capacity(given.len());
+        for (key, value) in &given {
+            let name = match match_name(names.iter().copied(), key).one() {
+                Some(i) if names[i] != key && (spelt_exactly(names[i]) || out.contains_key(names[i])) => key.as_str(),
+                Some(i) => names[i],
+                None => key.as_str(),
+            };
+            let schema = properties.and_then(|p| p.get(name)).or(additional);
+            let value = match schema {
+                Some(schema) => self.at_depth(value.clone(), schema, depth + 1),
+                None => value.clone(),
+            };
+            out.insert(name.to_string(), value);
+        }
+        out
+    }
+
+    /// Each item repaired towards its schema: `prefixItems` (or the older array form
+    /// of `items`) by position, then `items` for the rest.
+    fn array(&self, items: Vec<Value>, keywords: &'s Map<String, Value>, depth: usize) -> Vec<Value> {
+        let positional = keywords.get("prefixItems").or_else(|| keywords.get("items").filter(|i| i.is_array()));
+        let positional = positional.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let rest = keywords.get("items").filter(|items| !items.is_array());
+        items
+            .into_iter()
+            .enumerate()
+            .map(|(i, item)| match positional.get(i).or(rest) {
+                Some(schema) => self.at_depth(item, schema, depth + 1),
+                None => item,
+            })
+            .collect()
+    }
+}
+
+/// The types a schema names (`type`, a string or a list; `nullable: true` adds
+/// `null`, as OpenAPI writes it), or `None` when it names none.
+fn types(keywords: &Map<String, Value>) -> Option<Vec<&str>> {
+    let mut types: Vec<&str> = match keywords.get("type")? {
+        Value::String(one) => vec![one.as_str()],
+        Value::Array(several) => several.iter().filter_map(Value::as_str).collect(),
+        _ => return None,
+    };
+    if keywords.get("nullable") == Some(&Value::Bool(true)) {
+        types.push("null");
+    }
+    Some(types)
+}
+
+/// The values an `enum` or a `const` allows.
+fn options(keywords: &Map<String, Value>) -> Option<Vec<Value>> {
+    match (keywords.get("enum"), keywords.get("const")) {
+        (Some(Value::Array(values)), _) => Some(values.clone()),
+        (_, Some(value)) => Some(vec![value.clone()]),
+        _ => None,
+    }
+}
+
+/// Whether a value of `value`'s JSON kind is one of `types`.
+fn admits(types: &[&str], value: &Value) -> bool {
+    let kind = match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if is_integer(n) => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    types.contains(&kind) || (kind == "integer" && types.contains(&"number"))
+}
+
+/// A number without a fraction is an integer, in JSON Schema (`7.0` is).
+fn is_integer(number: &Number) -> bool {
+    number.is_i64() || number.is_u64() || number.as_f64().is_some_and(|f| f.fract() == 0.0)
+}
+
+/// A string read as the integer, number or boolean the schema wants instead, in the
+/// order its `type` lists them, when the text says exactly that.
+fn coerce(value: Value, keywords: &Map<String, Value>) -> Value {
+    let Some(types) = types(keywords) else { return value };
+    let Value::String(text) = &value else { return value };
+    if admits(&types, &value) {
+        return value;
+    }
+    types.iter().find_map(|ty| read_as(text, ty)).unwrap_or(value)
+}
+
+/// `text` as a value of JSON type `ty`, when it spells one.
+fn read_as(text: &str, ty: &str) -> Option<Value> {
+    let text = text.trim();
+    match ty {
+        "integer" => integer(text),
+        "number" => integer(text).or_else(|| {
+            let float: f64 = text.parse().ok().filter(|f: &f64| f.is_finite())?;
+            Number::from_f64(float).map(Value::Number)
+        }),
+        "boolean" if text.eq_ignore_ascii_case("true") => Some(Value::Bool(true)),
+        "boolean" if text.eq_ignore_ascii_case("false") => Some(Value::Bool(false)),
+        _ => None,
+    }
+}
+
+fn integer(text: &str) -> Option<Value> {
+    let signed = text.parse::<i64>().ok().map(Number::from);
+    signed.or_else(|| text.parse::<u64>().ok().map(Number::from)).map(Value::Number)
+}
+
+/// An `enum` or `const` value in another spelling (`"Celsius"` for `"celsius"`), or
+/// a string holding one of its numbers, replaced by the value it stands for.
+fn respell(value: Value, keywords: &Map<String, Value>) -> Value {
+    let Some(options) = options(keywords) else { return value };
+    let Value::String(text) = &value else { return value };
+    if options.contains(&value) {
+        return value;
+    }
+    let names: Vec<&str> = options.iter().filter_map(Value::as_str).collect();
+    if let Some(i) = match_name(names.iter().copied(), text).one() {
+        return Value::String(names[i].to_string());
+    }
+    let number = integer(text.trim()).or_else(|| read_as(text, "number"));
+    number.filter(|number| options.contains(number)).unwrap_or(value)
+}
