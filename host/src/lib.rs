@@ -53,6 +53,8 @@ mod load;
 mod lock;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(feature = "mcp-servers")]
+mod remote;
 mod resolve;
 mod runtime;
 mod sandbox;
@@ -65,4 +67,6 @@ pub use load::{ComponentReport, LoadReport};
 pub use resolve::{Registry, Resolved, ToolsetError};
 pub use runtime::Capacity;
 pub use sandbox::{DirGrant, Grants, HostPattern, HostPatternError, Limits};
-pub use tool::{Case, ExpectedParameters, Field, ParamSpec, ToolAnnotations, ToolFormat, ToolSpec, WitType};
+pub use tool::{
+    Case, ExpectedParameters, Field, ParamSpec, ToolAnnotations, ToolFormat, ToolOrigin, ToolSpec, WitType,
+};

@@ -7,7 +7,7 @@ use std::fs;
 use std::time::Duration;
 
 use serde_json::json;
-use toolhost::{Host, Limits, ParamSpec, ToolAnnotations, ToolError, ToolSpec, WitType};
+use toolhost::{Host, Limits, ParamSpec, ToolAnnotations, ToolError, ToolOrigin, ToolSpec, WitType};
 
 #[test]
 fn example_folder_yields_the_exact_tool_list() {
@@ -108,6 +108,7 @@ fn example_folder_yields_the_exact_tool_list() {
             result: Some(WitType::Result { ok: Some(Box::new(WitType::F64)), err: Some(Box::new(WitType::String)) }),
             title: "Convert".into(),
             annotations: ToolAnnotations { read_only: true, destructive: false, idempotent: true, open_world: false },
+            origin: ToolOrigin::Component,
         })
     );
     assert_eq!(
@@ -135,6 +136,7 @@ fn example_folder_yields_the_exact_tool_list() {
             result: Some(WitType::String),
             title: "Slugify".into(),
             annotations: ToolAnnotations { read_only: true, destructive: false, idempotent: true, open_world: false },
+            origin: ToolOrigin::Component,
         })
     );
     let slugify = host.tool("slugify").expect("listed");

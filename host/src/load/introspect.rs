@@ -8,7 +8,7 @@ use wasmtime::component::{Component, ComponentExportIndex};
 use super::docs::{ComponentDocs, FunctionDoc};
 use super::types::wit_type;
 use crate::tool::names::snake_case;
-use crate::tool::{ParamSpec, ToolAnnotations, ToolSpec, WitType, title_from_name};
+use crate::tool::{ParamSpec, ToolAnnotations, ToolOrigin, ToolSpec, WitType, title_from_name};
 
 /// A tool found in a component, with what is needed to call it.
 #[derive(Debug, Clone)]
@@ -132,6 +132,7 @@ impl Introspection {
             params,
             result,
             annotations: ToolAnnotations::default(),
+            origin: ToolOrigin::Component,
         };
         if spec.description.is_empty() {
             spec.description = generated_description(&spec);

@@ -15,7 +15,8 @@ mod types;
 pub use annotations::ToolAnnotations;
 pub(crate) use annotations::title_from_name;
 pub use formats::ToolFormat;
+pub(crate) use schema::schema_params;
 #[cfg(test)]
 pub(crate) use schema::type_schema;
-pub use spec::{ExpectedParameters, ParamSpec, ToolSpec};
+pub use spec::{ExpectedParameters, ParamSpec, ToolOrigin, ToolSpec};
 pub use types::{Case, Field, WitType};

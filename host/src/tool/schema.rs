@@ -57,6 +57,15 @@ pub(crate) fn type_schema(ty: &WitType) -> Value {
     }
 }
 
+/// The top-level properties of an arguments schema that are required
+/// (`required: true`), or those that are not, each in the schema's order.
+pub(crate) fn schema_params(schema: &Value, required: bool) -> Vec<&str> {
+    let listed: Vec<&str> =
+        schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    let properties = schema.get("properties").and_then(Value::as_object).into_iter().flat_map(|p| p.keys());
+    properties.map(String::as_str).filter(|name| listed.contains(name) == required).collect()
+}
+
 /// An object with exactly `properties`, of which `required` must be present.
 fn closed_object(properties: Map<String, Value>, required: &[&str]) -> Value {
     json!({

@@ -7,10 +7,10 @@ use serde_json::Value;
 use super::annotations::{ToolAnnotations, title_from_name};
 use super::formats::{Definition, ToolFormat};
 use super::names::python_list;
-use super::schema::{object_schema, type_schema};
+use super::schema::{object_schema, schema_params, type_schema};
 use super::types::WitType;
 
-/// One tool: an exported WIT function, as the model sees it.
+/// One tool, as the model sees it: an exported WIT function, or an MCP server's tool.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolSpec {
     /// The name the model calls the tool by (snake_case), unique in the registry.
@@ -29,8 +29,29 @@ pub struct ToolSpec {
     pub result: Option<WitType>,
     /// A human-readable name (the manifest's `title`, else made from the name).
     pub title: String,
-    /// What the tool can touch, derived from its grants.
+    /// What the tool can touch: derived from its grants for a component's tool, as
+    /// its server says for an MCP server's.
     pub annotations: ToolAnnotations,
+    /// Where the tool comes from, and so what describes its arguments.
+    pub origin: ToolOrigin,
+}
+
+/// Where a tool comes from.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum ToolOrigin {
+    /// An exported function of a WebAssembly component, run in the host's sandbox;
+    /// its WIT signature (`params`, `result`) describes it.
+    #[default]
+    Component,
+    /// A tool of an MCP server (a `NAME.mcp.toml` plugin), which runs outside the
+    /// host's sandbox; the server's JSON Schemas describe it (`params` is empty,
+    /// `wit_name` is the server's own name for it).
+    McpServer {
+        /// The JSON Schema of its arguments, as the server sent it.
+        input_schema: Value,
+        /// The JSON Schema of its structured result, if the server sent one.
+        output_schema: Option<Value>,
+    },
 }
 
 /// One parameter of a tool.
@@ -86,17 +107,30 @@ impl ToolSpec {
             result: None,
             title: title_from_name(name),
             annotations: ToolAnnotations::default(),
+            origin: ToolOrigin::Component,
         }
+    }
+
+    /// Whether the tool runs in the host's sandbox (a component's), or outside it
+    /// (an MCP server's).
+    pub fn sandboxed(&self) -> bool {
+        matches!(self.origin, ToolOrigin::Component)
     }
 
     /// Names of the required parameters, in order.
     pub fn required_params(&self) -> Vec<&str> {
-        self.params.iter().filter(|p| p.required()).map(|p| p.name.as_str()).collect()
+        match &self.origin {
+            ToolOrigin::Component => self.params.iter().filter(|p| p.required()).map(|p| p.name.as_str()).collect(),
+            ToolOrigin::McpServer { input_schema, .. } => schema_params(input_schema, true),
+        }
     }
 
     /// Names of the optional parameters, in order.
     pub fn optional_params(&self) -> Vec<&str> {
-        self.params.iter().filter(|p| !p.required()).map(|p| p.name.as_str()).collect()
+        match &self.origin {
+            ToolOrigin::Component => self.params.iter().filter(|p| !p.required()).map(|p| p.name.as_str()).collect(),
+            ToolOrigin::McpServer { input_schema, .. } => schema_params(input_schema, false),
+        }
     }
 
     /// The required and optional parameter names, for an arguments error.
@@ -109,8 +143,14 @@ impl ToolSpec {
 
     /// The JSON Schema of the tool's arguments object: one property per parameter,
     /// `option<T>` parameters not required, no other properties allowed.
+    /// (An MCP server's tool: the server's own schema.)
     pub fn parameters_schema(&self) -> Value {
-        object_schema(self.params.iter().map(|p| (p.name.as_str(), &p.ty, p.description.as_deref())))
+        match &self.origin {
+            ToolOrigin::Component => {
+                object_schema(self.params.iter().map(|p| (p.name.as_str(), &p.ty, p.description.as_deref())))
+            }
+            ToolOrigin::McpServer { input_schema, .. } => input_schema.clone(),
+        }
     }
 
     /// What a successful call returns: `T` for `-> T` and `-> result<T, E>`; `None`
@@ -124,8 +164,11 @@ impl ToolSpec {
 
     /// The JSON Schema of [`ToolSpec::structured_result`]: a record result's own
     /// schema, any other result wrapped as `{"result": …}`; `None` when the tool
-    /// returns nothing on success.
+    /// returns nothing on success. (An MCP server's tool: the server's own, if any.)
     pub fn output_schema(&self) -> Option<Value> {
+        if let ToolOrigin::McpServer { output_schema, .. } = &self.origin {
+            return output_schema.clone();
+        }
         match self.success_type()? {
             record @ WitType::Record(_) => Some(type_schema(record)),
             other => Some(object_schema([("result", other, None)])),
@@ -134,8 +177,12 @@ impl ToolSpec {
 
     /// A successful call's JSON value as an object (MCP's structured content): a
     /// record as it is, anything else as `{"result": value}`; `None` when the tool
-    /// returns nothing on success.
+    /// returns nothing on success. (An MCP server's tool: the server's structured
+    /// content as it is, when the tool has an output schema.)
     pub fn structured_result(&self, value: Value) -> Option<Value> {
+        if let ToolOrigin::McpServer { output_schema, .. } = &self.origin {
+            return output_schema.as_ref().map(|_| value);
+        }
         match self.success_type()? {
             WitType::Record(_) => Some(value),
             _ => Some(serde_json::json!({ "result": value })),

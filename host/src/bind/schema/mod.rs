@@ -41,6 +41,7 @@ use super::{called_twice, text};
 use crate::error::ToolError;
 use crate::tool::ExpectedParameters;
 use crate::tool::names::match_name;
+use crate::tool::schema_params;
 
 /// A tool's JSON Schema for its arguments, compiled once, and the binding to it.
 pub struct SchemaBinder {
@@ -75,12 +76,11 @@ impl SchemaBinder {
         self.validator.as_ref().err().map(String::as_str)
     }
 
-    /// The top-level properties: those the schema requires, then the others, each in
-    /// the schema's order.
+    /// The top-level properties: those the schema requires (listed in the order of
+    /// its `properties`, whatever the order of `required`), then the others.
     pub fn expected_parameters(&self) -> ExpectedParameters {
-        let required: Vec<String> = self.required().map(str::to_string).collect();
-        let optional = self.properties().filter(|name| !required.iter().any(|r| r == name)).map(str::to_string);
-        ExpectedParameters { optional: optional.collect(), required }
+        let names = |required| schema_params(&self.schema, required).into_iter().map(str::to_string).collect();
+        ExpectedParameters { required: names(true), optional: names(false) }
     }
 
     /// The arguments to send the tool: repaired to what the schema accepts (a key
@@ -131,10 +131,6 @@ impl SchemaBinder {
 
     fn properties(&self) -> impl Iterator<Item = &str> {
         self.schema.get("properties").and_then(Value::as_object).into_iter().flat_map(|p| p.keys().map(String::as_str))
-    }
-
-    fn required(&self) -> impl Iterator<Item = &str> {
-        self.schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
     }
 
     /// Two keys naming the same parameter (`query` and `Query`) are refused, as for a
