@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand};
-use toolhost::{Capacity, Host, HostBuilder, ToolFormat, ToolSpec};
+use toolhost::{Capacity, Host, HostBuilder, ToolFormat, ToolOrigin, ToolSpec};
 
 /// Run an AI agent's tools as sandboxed WebAssembly components.
 #[derive(Parser)]
@@ -241,21 +241,38 @@ fn check(file: &Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// One block per tool: name, component, parameters, first paragraph of the description.
+/// One block per tool: name, component (marked when the tool is an MCP server's,
+/// which the host does not sandbox), parameters, first paragraph of the description.
 fn print_tools(tools: &[ToolSpec]) {
     for tool in tools {
-        let params: Vec<String> = tool
-            .params
-            .iter()
-            .map(|p| format!("{}{}: {}", p.name, if p.required() { "" } else { "?" }, p.ty))
-            .collect();
-        let result = tool.result.as_ref().map(|r| format!(" -> {r}")).unwrap_or_default();
-        println!("{}  [{}]", tool.name, tool.component);
-        println!("    ({}){result}", params.join(", "));
+        let origin = if tool.sandboxed() { "" } else { ", MCP server: not sandboxed" };
+        println!("{}  [{}{origin}]", tool.name, tool.component);
+        println!("    {}", signature(tool));
         let summary: Vec<&str> = tool.description.lines().take_while(|l| !l.trim().is_empty()).collect();
         if !summary.is_empty() {
             println!("    {}", summary.join(" "));
         }
     }
     println!("{} {}", tools.len(), if tools.len() == 1 { "tool" } else { "tools" });
+}
+
+/// `(a: u64, b?: string) -> u64`: WIT types for a component's tool, the JSON Schema
+/// types of its top-level properties for an MCP server's.
+fn signature(tool: &ToolSpec) -> String {
+    let optional = |required: bool| if required { "" } else { "?" };
+    let params: Vec<String> = match &tool.origin {
+        ToolOrigin::McpServer { input_schema, .. } => {
+            let required = tool.required_params();
+            let properties = input_schema.get("properties").and_then(|p| p.as_object()).into_iter().flatten();
+            properties
+                .map(|(name, schema)| {
+                    let ty = schema.get("type").map_or_else(|| "any".to_string(), |t| t.to_string().replace('"', ""));
+                    format!("{name}{}: {ty}", optional(required.contains(&name.as_str())))
+                })
+                .collect()
+        }
+        _ => tool.params.iter().map(|p| format!("{}{}: {}", p.name, optional(p.required()), p.ty)).collect(),
+    };
+    let result = tool.result.as_ref().map(|r| format!(" -> {r}")).unwrap_or_default();
+    format!("({}){result}", params.join(", "))
 }

@@ -133,6 +133,23 @@ pub enum ToolError {
         /// How long this call waited.
         waited: Duration,
     },
+    /// The MCP server a tool belongs to could not answer: it cannot be started or
+    /// reached, it exited or its connection broke during the call, or what it sent
+    /// is not MCP. `retry` says whether the same call may succeed later.
+    #[error(
+        "Tool '{tool}' could not be run: its MCP server '{server}' {reason}. {}",
+        if *.retry { "Retrying the call can help." } else { "Retrying will not help until the server is fixed." }
+    )]
+    ServerFailed {
+        /// The tool that was called.
+        tool: String,
+        /// The server's name (its file name without `.mcp.toml`).
+        server: String,
+        /// What happened, in plain words, as the rest of a sentence.
+        reason: String,
+        /// Whether retrying the call may help (the server is being started again).
+        retry: bool,
+    },
     /// The host could not run the tool at all (e.g. the component failed to instantiate).
     #[error("Tool '{tool}' could not be run: {reason}. This is a problem with the tool, not the arguments.")]
     Unavailable {
@@ -173,6 +190,7 @@ impl ToolError {
             ToolError::OutOfMemory { .. } => "out_of_memory",
             ToolError::ResultTooLarge { .. } => "result_too_large",
             ToolError::Busy { .. } => "busy",
+            ToolError::ServerFailed { .. } => "server_failed",
             ToolError::Unavailable { .. } => "unavailable",
         }
     }
@@ -233,6 +251,15 @@ pub enum LoadError {
         /// The folder.
         path: PathBuf,
         /// What the file-watching service said.
+        reason: String,
+    },
+    /// An MCP server's file (`NAME.mcp.toml`) cannot be used, or its server cannot be
+    /// started, reached or listed.
+    #[error("{}: {reason}", .path.display())]
+    Server {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, in plain words.
         reason: String,
     },
 }

@@ -10,7 +10,7 @@ use crate::common;
 
 /// The stages in dependency order, each with the stages it may use. A stage may use
 /// only stages listed before it, so the stage graph cannot have a cycle.
-const STAGES: [(&str, &[&str]); 13] = [
+const STAGES: [(&str, &[&str]); 14] = [
     ("tool", &[]),
     ("lock", &[]),
     ("sys", &[]),
@@ -21,7 +21,8 @@ const STAGES: [(&str, &[&str]); 13] = [
     ("resolve", &["error", "lock", "tool"]),
     ("bind", &["error", "tool"]),
     ("invoke", &["error", "runtime", "sandbox", "tool"]),
-    ("host", &["bind", "error", "invoke", "load", "lock", "resolve", "runtime", "sandbox", "tool"]),
+    ("remote", &["bind", "error", "load", "lock", "sys", "tool"]),
+    ("host", &["bind", "error", "invoke", "load", "lock", "remote", "resolve", "runtime", "sandbox", "tool"]),
     ("mcp", &["error", "host", "sys", "tool"]),
     ("fuzzing", &["load", "sandbox", "tool"]),
 ];

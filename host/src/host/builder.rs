@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
 
+use super::servers::Servers;
 use super::snapshot::Snapshot;
 use super::{Host, HostCore};
 use crate::error::LoadError;
@@ -185,6 +186,7 @@ impl HostBuilder {
             cache,
             standing_warnings,
             current: ArcSwap::from_pointee(Snapshot::default()),
+            servers: Servers::default(),
             reloading: Mutex::new(()),
             listeners: Mutex::new(Vec::new()),
             watcher: Mutex::new(None),
@@ -205,6 +207,11 @@ impl HostBuilder {
             CacheSetting::Shared(dir) => Cache::shared(dir.clone(), engine).map(Some),
             CacheSetting::Off => Ok(None),
         }
+    }
+
+    /// The limits of a call that nothing more specific sets (an MCP server's calls).
+    pub(super) fn default_limits(&self) -> Limits {
+        self.limits
     }
 
     /// The largest component file loaded.

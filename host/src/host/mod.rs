@@ -5,6 +5,7 @@
 
 mod builder;
 mod reload;
+mod servers;
 mod snapshot;
 
 use std::sync::{Arc, Mutex};
@@ -24,7 +25,7 @@ use crate::runtime::Runtime;
 use crate::sandbox::{Grants, Limits};
 use crate::tool::{ToolFormat, ToolSpec};
 use reload::Watcher;
-use snapshot::Snapshot;
+use snapshot::{Snapshot, Target};
 
 /// A registry of sandboxed tools loaded from WebAssembly components.
 ///
@@ -60,6 +61,8 @@ struct HostCore {
     /// Warnings that hold for every load (a cache that cannot be used).
     standing_warnings: Vec<String>,
     current: ArcSwap<Snapshot>,
+    /// What starting MCP servers needs.
+    servers: servers::Servers,
     /// Serialises reloads (a watcher's and explicit ones).
     reloading: Mutex<()>,
     listeners: Mutex<Vec<Box<dyn Fn() + Send + Sync>>>,
@@ -230,8 +233,17 @@ impl Host {
         resolved: &Resolved,
         arguments: Arguments<'_>,
     ) -> Result<Value, ToolError> {
-        let served = &snapshot.components[resolved.tool.component];
-        let found = &served.plugin.tools[resolved.tool.tool];
+        let (served, found) = match snapshot.target(resolved.tool) {
+            Some(Target::Component(served, found)) => (served, found),
+            #[cfg(feature = "mcp-servers")]
+            Some(Target::Server(server, index)) => return servers::call(server, index, &resolved.name, arguments),
+            #[cfg(not(feature = "mcp-servers"))]
+            Some(Target::Server(..)) => unreachable!("no server is served without the feature"),
+            None => {
+                let reason = "it is not in the plugins this call started with".to_string();
+                return Err(ToolError::Unavailable { tool: resolved.name.clone(), reason });
+            }
+        };
         let spec = registry.spec(&resolved.name).unwrap_or(&found.spec);
         let args = bind(spec, arguments)?;
         let call = Invocation {

@@ -1,7 +1,8 @@
 //! Reloading the plugin folders, on demand or when a watcher sees a change: only
-//! new and changed files are loaded (off the calling path), unchanged components are
-//! kept, a file that fails to load leaves its previous version serving, and the new
-//! snapshot replaces the old one whole.
+//! new and changed files are loaded (off the calling path), unchanged components and
+//! servers are kept, a file that fails to load leaves its previous version serving,
+//! and the new snapshot replaces the old one whole. A server that says its tools
+//! changed makes a new snapshot too (`relist`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -13,9 +14,10 @@ use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
 
 use super::HostCore;
 use super::builder::annotate;
-use super::snapshot::{ServedComponent, Snapshot, Version};
+use super::servers::ServedServer;
+use super::snapshot::{ServedComponent, Snapshot};
 use crate::error::LoadError;
-use crate::load::{LoadedFile, fingerprint, load_all, load_file, wasm_files};
+use crate::load::{LoadedFile, Version, fingerprint, load_all, load_file, plugin_files, server_fingerprint};
 use crate::lock::lock;
 
 /// The running watcher of the plugin folders; dropping it stops watching.
@@ -30,11 +32,11 @@ type Versions = Vec<(PathBuf, Option<Version>)>;
 impl HostCore {
     /// Loads what changed since the current snapshot and swaps in the new one;
     /// returns whether anything changed.
-    pub(super) fn reload(&self) -> Result<bool, LoadError> {
+    pub(super) fn reload(self: &Arc<Self>) -> Result<bool, LoadError> {
         let _one_at_a_time = lock(&self.reloading);
         let old = self.current.load_full();
-        let versions = self.scan()?;
-        if old.holds_exactly(&versions) {
+        let (versions, server_versions) = self.scan()?;
+        if old.holds_exactly(&versions, &server_versions) {
             return Ok(false);
         }
         let mut fresh = self.load_changed(&old, &versions);
@@ -60,14 +62,80 @@ impl HostCore {
                 None => warnings.push(format!("skipped {}: it was not loaded", path.display())),
             }
         }
-        self.publish(Snapshot::new(old.generation + 1, components, warnings));
+        let servers = self.serve_servers(&old, &server_versions, &mut warnings);
+        warnings.extend(servers.iter().flat_map(ServedServer::warnings));
+        self.publish(Snapshot::new(old.generation + 1, components, servers, warnings));
         Ok(true)
     }
 
-    /// The component files to load (the named ones, then each folder's `*.wasm`, each
-    /// once) with their current versions.
-    fn scan(&self) -> Result<Versions, LoadError> {
+    /// The servers of `versions`: kept when unchanged, else started (all at once,
+    /// each on a thread of its own, since starting one can take seconds); one that
+    /// cannot be started leaves its previous version serving, if there is one.
+    fn serve_servers(
+        self: &Arc<Self>,
+        old: &Snapshot,
+        versions: &Versions,
+        warnings: &mut Vec<String>,
+    ) -> Vec<ServedServer> {
+        let started: Vec<Option<Result<ServedServer, String>>> = std::thread::scope(|scope| {
+            let starting: Vec<_> = versions
+                .iter()
+                .map(|(path, version)| match old.unchanged_server(path, *version) {
+                    Some(_) => None,
+                    None => Some(scope.spawn(|| self.start_server(path, version.unwrap_or_default()))),
+                })
+                .collect();
+            starting
+                .into_iter()
+                .map(|handle| handle.map(|h| h.join().unwrap_or_else(|_| Err("it panicked".into()))))
+                .collect()
+        });
+        let mut servers = Vec::new();
+        for ((path, version), outcome) in versions.iter().zip(started) {
+            match (outcome, old.previous_server(path)) {
+                (None, _) => servers.extend(old.unchanged_server(path, *version).cloned()),
+                (Some(Ok(server)), _) => servers.push(server),
+                (Some(Err(error)), Some(previous)) => {
+                    warnings.push(format!("kept the previous version: {}: {error}", path.display()));
+                    servers.push(previous.clone());
+                }
+                (Some(Err(error)), None) => warnings.push(format!("skipped {}: {error}", path.display())),
+            }
+        }
+        servers
+    }
+
+    /// Starts the server of the file at `path`; when it says its tools changed, a new
+    /// snapshot takes them. (It may say so while it starts, within this reload: the
+    /// new snapshot is then made once the reload is done, on a thread of its own.)
+    fn start_server(self: &Arc<Self>, path: &std::path::Path, version: Version) -> Result<ServedServer, String> {
+        let core = Arc::downgrade(self);
+        let source = path.to_path_buf();
+        let relist = move || {
+            let (core, source) = (core.clone(), source.clone());
+            std::thread::spawn(move || {
+                if let Some(core) = core.upgrade() {
+                    core.relist(&source);
+                }
+            });
+        };
+        self.servers.start(path, version, self.settings.default_limits(), relist)
+    }
+
+    /// A new snapshot with the tools the server of `source` lists now.
+    fn relist(&self, source: &std::path::Path) {
+        let _one_at_a_time = lock(&self.reloading);
+        let old = self.current.load_full();
+        let servers = old.servers.iter().map(|s| if s.source == source { s.relisted() } else { s.clone() }).collect();
+        let components = old.components.iter().map(ServedComponent::kept).collect();
+        self.publish(Snapshot::new(old.generation + 1, components, servers, old.warnings.clone()));
+    }
+
+    /// The component files and the server files to load (the named ones, then each
+    /// folder's `*.wasm` and `*.mcp.toml`, each once) with their current versions.
+    fn scan(&self) -> Result<(Versions, Versions), LoadError> {
         let mut files = Vec::new();
+        let mut server_files = Vec::new();
         for path in &self.settings.files {
             if !path.exists() {
                 let error = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
@@ -76,18 +144,16 @@ impl HostCore {
             files.push(path.clone());
         }
         for dir in &self.settings.plugin_dirs {
-            files.extend(wasm_files(dir)?);
+            let (components, servers) = plugin_files(dir)?;
+            files.extend(components);
+            server_files.extend(servers);
         }
         let mut seen = std::collections::HashSet::new();
         files.retain(|path| seen.insert(path.clone()));
         let limit = self.settings.component_limit();
-        Ok(files
-            .into_iter()
-            .map(|path| {
-                let version = fingerprint(&path, limit);
-                (path, version)
-            })
-            .collect())
+        let components = files.into_iter().map(|path| (path.clone(), fingerprint(&path, limit))).collect();
+        let servers = server_files.into_iter().map(|path| (path.clone(), server_fingerprint(&path))).collect();
+        Ok((components, servers))
     }
 
     /// Loads every file whose version the old snapshot does not hold.

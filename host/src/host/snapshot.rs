@@ -1,16 +1,14 @@
-//! One version of the loaded plugins: every component as it is served, and the
-//! registry over their tools. A reload builds a new snapshot and swaps it in whole,
+//! One version of the loaded plugins: every component and MCP server as it is
+//! served, and the registry over their tools. A reload builds a new snapshot and swaps it in whole,
 //! so a call sees one version from start to end.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::load::{ComponentReport, LoadReport, Plugin};
+use super::servers::ServedServer;
+use crate::load::{ComponentReport, FoundTool, LoadReport, Plugin, Version};
 use crate::resolve::{Registry, ToolRef};
 use crate::sandbox::{Grants, Limits};
-
-/// The digest of one version of a component file and its manifest.
-pub(super) type Version = [u8; 32];
 
 /// One version of the loaded plugins; replaced whole on reload.
 #[derive(Default)]
@@ -19,6 +17,9 @@ pub(super) struct Snapshot {
     pub(super) generation: u64,
     /// The components, in the order of their files; the registry's `ToolRef`s index it.
     pub(super) components: Vec<ServedComponent>,
+    /// The MCP servers, in the order of their files; the registry's `ToolRef`s index
+    /// them after the components.
+    pub(super) servers: Vec<ServedServer>,
     pub(super) registry: Arc<Registry>,
     /// What the load that made this snapshot warned about.
     pub(super) warnings: Vec<String>,
@@ -37,15 +38,50 @@ pub(super) struct ServedComponent {
     pub(super) report: ComponentReport,
 }
 
+/// What a registered tool is, in a snapshot.
+pub(super) enum Target<'s> {
+    Component(&'s ServedComponent, &'s FoundTool),
+    /// A server, and the tool's index among its tools.
+    #[cfg_attr(not(feature = "mcp-servers"), allow(dead_code))]
+    Server(&'s ServedServer, usize),
+}
+
 impl Snapshot {
-    /// A snapshot of `components`, with a registry over all their tools.
-    pub(super) fn new(generation: u64, components: Vec<ServedComponent>, warnings: Vec<String>) -> Snapshot {
-        let tools = components.iter().enumerate().flat_map(|(component, served)| {
+    /// A snapshot of `components` and `servers`, with a registry over all their tools.
+    pub(super) fn new(
+        generation: u64,
+        components: Vec<ServedComponent>,
+        servers: Vec<ServedServer>,
+        warnings: Vec<String>,
+    ) -> Snapshot {
+        let component_tools = components.iter().enumerate().flat_map(|(component, served)| {
             let tools = served.plugin.tools.iter().enumerate();
             tools.map(move |(tool, found)| (found.spec.clone(), ToolRef { component, tool }))
         });
-        let registry = Arc::new(Registry::new(tools));
-        Snapshot { generation, components, registry, warnings }
+        let server_tools = servers.iter().enumerate().flat_map(|(server, served)| {
+            let component = components.len() + server;
+            served.specs().into_iter().enumerate().map(move |(tool, spec)| (spec, ToolRef { component, tool }))
+        });
+        let registry = Arc::new(Registry::new(component_tools.chain(server_tools)));
+        Snapshot { generation, components, servers, registry, warnings }
+    }
+
+    /// The component's tool or the server's tool that `tool` points to.
+    pub(super) fn target(&self, tool: ToolRef) -> Option<Target<'_>> {
+        match self.components.get(tool.component) {
+            Some(served) => Some(Target::Component(served, served.plugin.tools.get(tool.tool)?)),
+            None => Some(Target::Server(self.servers.get(tool.component - self.components.len())?, tool.tool)),
+        }
+    }
+
+    /// The server loaded from exactly this version of `path`, if this snapshot has it.
+    pub(super) fn unchanged_server(&self, path: &Path, version: Option<Version>) -> Option<&ServedServer> {
+        self.servers.iter().find(|s| s.source == path && Some(s.version) == version)
+    }
+
+    /// The server loaded from `path`, whatever its version.
+    pub(super) fn previous_server(&self, path: &Path) -> Option<&ServedServer> {
+        self.servers.iter().find(|s| s.source == path)
     }
 
     /// The component loaded from exactly this version of `path`, if this snapshot has it.
@@ -58,11 +94,18 @@ impl Snapshot {
         self.components.iter().find(|c| c.source == path)
     }
 
-    /// Whether `versions` are exactly the files and versions this snapshot holds.
-    pub(super) fn holds_exactly(&self, versions: &[(PathBuf, Option<Version>)]) -> bool {
+    /// Whether `components` and `servers` are exactly the files and versions this
+    /// snapshot holds.
+    pub(super) fn holds_exactly(
+        &self,
+        components: &[(PathBuf, Option<Version>)],
+        servers: &[(PathBuf, Option<Version>)],
+    ) -> bool {
         self.generation > 0
-            && versions.len() == self.components.len()
-            && versions.iter().all(|(path, version)| self.unchanged(path, *version).is_some())
+            && components.len() == self.components.len()
+            && servers.len() == self.servers.len()
+            && components.iter().all(|(path, version)| self.unchanged(path, *version).is_some())
+            && servers.iter().all(|(path, version)| self.unchanged_server(path, *version).is_some())
     }
 
     /// The load report: every component's, and the warnings.

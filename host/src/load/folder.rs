@@ -1,5 +1,6 @@
-//! The plugin folder: which files in it are components, and what identifies one
-//! version of a component (so a reload can tell what changed).
+//! The plugin folder: which files in it are components and which describe MCP
+//! servers, and what identifies one version of a component (so a reload can tell
+//! what changed).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -8,22 +9,40 @@ use super::{MAX_MANIFEST_BYTES, manifest};
 use crate::error::LoadError;
 use crate::sys::read_regular_file;
 
-/// The `*.wasm` entries of a folder, sorted. What each is (a regular file, or not) is
-/// checked when it is read.
-pub(crate) fn wasm_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
+/// What marks a plugin file as an MCP server's.
+pub(crate) const SERVER_SUFFIX: &str = ".mcp.toml";
+
+/// The `*.wasm` entries of a folder, and its `*.mcp.toml` ones, each sorted. What
+/// each is (a regular file, or not) is checked when it is read.
+pub(crate) fn plugin_files(dir: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), LoadError> {
     let entries = fs::read_dir(dir).map_err(|error| LoadError::PluginDir { path: dir.to_path_buf(), error })?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| path.extension().is_some_and(|ext| ext == "wasm"))
-        .collect();
-    files.sort();
-    Ok(files)
+    let paths: Vec<PathBuf> = entries.filter_map(|entry| entry.ok().map(|e| e.path())).collect();
+    let mut components: Vec<PathBuf> =
+        paths.iter().filter(|path| path.extension().is_some_and(|ext| ext == "wasm")).cloned().collect();
+    let mut servers: Vec<PathBuf> = paths.into_iter().filter(|path| is_server_file(path)).collect();
+    components.sort();
+    servers.sort();
+    Ok((components, servers))
+}
+
+/// Whether `path` names an MCP server's file (`NAME.mcp.toml`).
+pub(crate) fn is_server_file(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str());
+    name.is_some_and(|n| n.len() > SERVER_SUFFIX.len() && n.ends_with(SERVER_SUFFIX))
+}
+
+/// The digest of one version of a plugin file (and, for a component, its manifest).
+pub(crate) type Version = [u8; 32];
+
+/// The version of an MCP server's file: the hash of its bytes (`None`: unreadable).
+pub(crate) fn server_fingerprint(path: &Path) -> Option<Version> {
+    Some(*blake3::hash(&read_regular_file(path, MAX_MANIFEST_BYTES).ok()?).as_bytes())
 }
 
 /// What identifies one version of a component: the hash of its bytes and of its
 /// manifest's, so that a rewrite is noticed whatever the file times say. `None` when
 /// the component cannot be read (or is not a regular file of at most `max_bytes`).
-pub(crate) fn fingerprint(path: &Path, max_bytes: u64) -> Option<[u8; 32]> {
+pub(crate) fn fingerprint(path: &Path, max_bytes: u64) -> Option<Version> {
     let mut hasher = blake3::Hasher::new();
     hasher.update(&read_regular_file(path, max_bytes).ok()?);
     if let Ok(manifest) = read_regular_file(&manifest::path_for(path), MAX_MANIFEST_BYTES) {
@@ -31,4 +50,18 @@ pub(crate) fn fingerprint(path: &Path, max_bytes: u64) -> Option<[u8; 32]> {
         hasher.update(&manifest);
     }
     Some(*hasher.finalize().as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::is_server_file;
+
+    #[test]
+    fn only_files_ending_in_mcp_toml_are_server_files() {
+        assert!(is_server_file(Path::new("plugins/everything.mcp.toml")));
+        assert!(!is_server_file(Path::new("plugins/.mcp.toml")));
+        assert!(!is_server_file(Path::new("plugins/calculator.toml")));
+    }
 }

@@ -21,7 +21,9 @@ use std::time::Instant;
 use wasmtime::component::{Component, InstancePre};
 
 pub(crate) use cache::{Cache, CacheError, default_dir};
-pub(crate) use folder::{fingerprint, wasm_files};
+#[cfg(feature = "mcp-servers")]
+pub(crate) use folder::SERVER_SUFFIX;
+pub(crate) use folder::{Version, fingerprint, plugin_files, server_fingerprint};
 pub(crate) use introspect::FoundTool;
 pub(crate) use manifest::Manifest;
 pub use report::{ComponentReport, LoadReport};
