@@ -5,6 +5,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 scripts/build-guests.sh
+# The MCP servers the plugin tests start (tests/all/mcp_servers.rs), from npm.
+scripts/install-mcp-servers.sh
 # The multi-replica test (tests/all/nginx.rs) runs Debian's nginx.
 if [ ! -x /usr/sbin/nginx ]; then
     if [ "$(id -u)" = 0 ]; then

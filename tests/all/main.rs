@@ -16,6 +16,7 @@ mod http;
 mod languages;
 mod live;
 mod mcp;
+mod mcp_servers;
 mod network;
 mod nginx;
 mod self_repair;

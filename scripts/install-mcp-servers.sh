@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the MCP servers the tests use as plugins (tests/all/mcp_servers.rs), the
+# MCP project's reference servers from npm, pinned, into target/mcp-servers. Needs
+# node and npm (installed from Debian's packages when missing and running as root).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+prefix="$root/target/mcp-servers"
+packages=(@modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31)
+if ! command -v npm >/dev/null; then
+    if [ "$(id -u)" = 0 ]; then
+        echo "install-mcp-servers: installing node and npm" >&2
+        apt-get update -qq >/dev/null 2>&1 || true
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+    else
+        echo "install-mcp-servers: npm is missing (apt-get install nodejs npm)" >&2
+        exit 1
+    fi
+fi
+marker="$prefix/.installed"
+if [ -f "$marker" ] && [ "$(cat "$marker")" = "${packages[*]}" ]; then
+    exit 0
+fi
+mkdir -p "$prefix"
+npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "${packages[@]}" >/dev/null
+echo "${packages[*]}" >"$marker"
+echo "install-mcp-servers: ${packages[*]} in $prefix" >&2

@@ -1,0 +1,241 @@
+//! MCP servers as plugins, against servers nobody here wrote: the MCP project's
+//! `everything` and `filesystem` reference servers from npm (installed pinned into
+//! target/mcp-servers by scripts/install-mcp-servers.sh), over stdio, and
+//! `everything` over streamable HTTP. Their tools are listed, names and arguments
+//! repaired, misfits answered in the host's words, a killed server started again, a
+//! hanging call stopped, and a server that cannot start leaves the rest serving.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use toolhost::{Host, ToolError};
+
+use crate::common;
+
+/// The entry point of a reference server's npm package.
+fn server_entry(package: &str) -> PathBuf {
+    let entry = common::root()
+        .join("target/mcp-servers/node_modules/@modelcontextprotocol")
+        .join(package)
+        .join("dist/index.js");
+    assert!(
+        entry.is_file(),
+        "{} is missing: run scripts/install-mcp-servers.sh (scripts/test.sh does)",
+        entry.display()
+    );
+    entry
+}
+
+/// A plugin folder holding the calculator component and the given server files.
+fn plugins(servers: &[(&str, String)]) -> tempfile::TempDir {
+    let folder = tempfile::tempdir().expect("a folder");
+    std::fs::copy(common::plugins_dir().join("calculator.wasm"), folder.path().join("calculator.wasm")).expect("copy");
+    for (name, text) in servers {
+        std::fs::write(folder.path().join(format!("{name}.mcp.toml")), text).expect("write");
+    }
+    folder
+}
+
+fn host(folder: &Path) -> Host {
+    Host::builder().plugin_dir(folder).cache_dir(common::test_cache_dir()).build().expect("the host loads")
+}
+
+/// `everything` over stdio; `marker`, an argument it ignores, tells its process apart.
+fn everything_stdio(marker: &str, extra: &str) -> String {
+    format!("command = [\"node\", {:?}, \"stdio\", \"{marker}\"]\n{extra}", server_entry("server-everything"))
+}
+
+fn error_of(host: &Host, name: &str, arguments: serde_json::Value) -> ToolError {
+    host.call(name, &arguments).expect_err("the call fails")
+}
+
+#[test]
+fn a_stdio_servers_tools_are_listed_repaired_and_bound_like_a_components() {
+    let folder = plugins(&[("everything", everything_stdio("listed", ""))]);
+    let host = host(folder.path());
+    let sum = host.tool("get-sum").expect("the server's tool is listed");
+    assert_eq!((sum.component.as_str(), sum.sandboxed()), ("everything", false));
+    assert_eq!(sum.expected_parameters().required, ["a", "b"]);
+    let echo = host.tool("echo").expect("listed");
+    assert!(
+        echo.annotations.read_only && !echo.annotations.open_world,
+        "the server's own hints pass: {:?}",
+        echo.annotations
+    );
+    assert!(host.tool("evaluate").is_some(), "the components serve beside it");
+
+    // A drifted name, a drifted parameter name and a number written as a string.
+    let outcome = host.dispatch("GetSum", &json!({"A": "2", "b": 3.5}));
+    assert_eq!(outcome.tool.as_deref(), Some("get-sum"));
+    assert_eq!(outcome.repaired_from.as_deref(), Some("GetSum"));
+    assert_eq!(outcome.result, Ok(json!("The sum of 2 and 3.5 is 5.5.")));
+    assert_eq!(host.call_text("echo", "{message: 'hi',}"), Ok(json!("Echo: hi")));
+
+    assert_eq!(
+        error_of(&host, "get_sum", json!({"a": 2})).to_string(),
+        "Tool 'get-sum' was called with missing required parameter 'b'. \
+         Expected parameters for 'get-sum' — required: ['a', 'b'], optional: []."
+    );
+    assert_eq!(
+        error_of(&host, "get-sum", json!({"a": "two", "b": 1})).to_string(),
+        "Invalid arguments for 'get-sum': 'a' must be a number, got \"two\"."
+    );
+    let definitions = host.tool_definitions(toolhost::ToolFormat::Mcp).to_string();
+    assert!(definitions.contains("\"get-sum\"") && definitions.contains("\"readOnlyHint\":true"), "{definitions}");
+}
+
+#[test]
+fn the_filesystem_server_s_own_errors_pass_unchanged() {
+    let allowed = tempfile::tempdir().expect("a folder");
+    std::fs::write(allowed.path().join("notes.txt"), "first line\nsecond line\n").expect("write");
+    let command = format!("command = [\"node\", {:?}, {:?}]\n", server_entry("server-filesystem"), allowed.path());
+    let folder = plugins(&[("files", command)]);
+    let host = host(folder.path());
+    let read = host.call("ReadTextFile", &json!({"Path": allowed.path().join("notes.txt"), "head": "1"}));
+    assert_eq!(read, Ok(json!({"content": "first line"})));
+    let outside = error_of(&host, "read_text_file", json!({"path": "/etc/hostname"}));
+    assert_eq!(outside.kind(), "tool_failed");
+    assert!(outside.to_string().starts_with("Access denied - path outside allowed directories"), "{outside}");
+    assert_eq!(
+        error_of(&host, "list_directory", json!({"path": 5})).to_string(),
+        "Invalid arguments for 'list_directory': 'path' must be a string, got 5."
+    );
+}
+
+#[test]
+fn a_hanging_call_is_stopped_at_its_timeout_and_the_server_serves_on() {
+    let folder = plugins(&[("everything", everything_stdio("hanging", "timeout_ms = 1500\n"))]);
+    let host = host(folder.path());
+    let started = Instant::now();
+    let error = error_of(&host, "trigger-long-running-operation", json!({"duration": 30, "steps": 2}));
+    assert!(matches!(error, ToolError::TimedOut { limit, .. } if limit == Duration::from_millis(1500)), "{error}");
+    assert!(started.elapsed() < Duration::from_secs(10), "the call took {:?}", started.elapsed());
+    assert_eq!(host.call("echo", &json!({"message": "after"})), Ok(json!("Echo: after")));
+}
+
+#[test]
+fn a_killed_server_is_started_again_and_the_call_in_flight_is_told() {
+    let folder = plugins(&[("everything", everything_stdio("killed-between-calls", ""))]);
+    let host = host(folder.path());
+    assert_eq!(host.call("echo", &json!({"message": "one"})), Ok(json!("Echo: one")));
+    kill_process_with("killed-between-calls");
+    assert_eq!(host.call("echo", &json!({"message": "two"})), Ok(json!("Echo: two")), "not started again");
+
+    // Killed while a call runs: that call is told, the next one is served.
+    let running = {
+        let host = host.clone();
+        std::thread::spawn(move || host.call("trigger-long-running-operation", &json!({"duration": 20, "steps": 2})))
+    };
+    std::thread::sleep(Duration::from_millis(700));
+    kill_process_with("killed-between-calls");
+    let error = running.join().expect("the call returns").expect_err("the server died under it");
+    assert!(matches!(error, ToolError::ServerFailed { retry: true, .. }), "{error:?}");
+    assert!(error.to_string().contains("MCP server 'everything'"), "{error}");
+    assert_eq!(host.call("echo", &json!({"message": "three"})), Ok(json!("Echo: three")));
+}
+
+#[test]
+fn servers_that_cannot_start_or_are_not_mcp_leave_the_others_serving() {
+    let folder = plugins(&[
+        ("missing", "command = [\"/nonexistent/mcp-server\"]\n".into()),
+        ("chatty", "command = [\"sh\", \"-c\", \"echo hello; sleep 30\"]\nstart_timeout_ms = 1500\n".into()),
+        ("typo", "comand = [\"node\"]\n".into()),
+        ("everything", everything_stdio("beside-broken-ones", "")),
+    ]);
+    let host = host(folder.path());
+    let warnings = host.load_report().warnings.join("\n");
+    for words in [
+        "missing.mcp.toml: the MCP server 'missing' cannot be used: cannot start `/nonexistent/mcp-server`",
+        "chatty.mcp.toml: the MCP server 'chatty' cannot be used",
+        "typo.mcp.toml: not a valid MCP server file: unknown field `comand`",
+    ] {
+        assert!(warnings.contains(words), "no {words:?} in:\n{warnings}");
+    }
+    assert_eq!(host.call("echo", &json!({"message": "still"})), Ok(json!("Echo: still")));
+    assert_eq!(host.call("gcd", &json!({"a": 12, "b": 18})), Ok(json!(6)));
+}
+
+#[test]
+fn a_server_over_streamable_http_is_a_plugin_too() {
+    let server = HttpEverything::start();
+    let file = |variable: &str| format!("url = \"{}\"\nheaders = {{ X-Test = \"${{{variable}}}\" }}\n", server.url());
+    let unset = plugins(&[("remote", file("TOOLHOST_TEST_UNSET_VARIABLE"))]);
+    let warnings = host(unset.path()).load_report().warnings.join("\n");
+    assert!(warnings.contains("`headers.X-Test` names the variable TOOLHOST_TEST_UNSET_VARIABLE"), "{warnings}");
+    let folder = plugins(&[("remote", file("PATH"))]);
+    let host = host(folder.path());
+    let outcome = host.dispatch("Echo", &json!({"Message": "over HTTP"}));
+    assert_eq!((outcome.tool.as_deref(), outcome.result), (Some("echo"), Ok(json!("Echo: over HTTP"))));
+    assert_eq!(host.tool("echo").map(|t| t.component), Some("remote".to_string()));
+}
+
+/// `everything` serving streamable HTTP on a port of its own.
+struct HttpEverything {
+    child: Child,
+    port: u16,
+}
+
+impl HttpEverything {
+    fn start() -> HttpEverything {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a port").port();
+        let mut child = Command::new("node")
+            .arg(server_entry("server-everything"))
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("node starts");
+        for _ in 0..200 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return HttpEverything { child, port };
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("the everything server did not listen on {port} within 10 s");
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+}
+
+impl Drop for HttpEverything {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Kills (SIGKILL) the processes whose command line holds `marker`, and waits until
+/// they are gone.
+fn kill_process_with(marker: &str) {
+    let pids: Vec<i32> = std::fs::read_dir("/proc")
+        .expect("/proc")
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|pid: &i32| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            String::from_utf8_lossy(&cmdline).split('\0').any(|arg| arg == marker)
+        })
+        .collect();
+    assert!(!pids.is_empty(), "no process runs with {marker}");
+    for pid in &pids {
+        let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+    }
+    for _ in 0..200 {
+        if pids.iter().all(|pid| !Path::new(&format!("/proc/{pid}")).exists() || is_zombie(*pid)) {
+            std::thread::sleep(Duration::from_millis(100));
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    panic!("{pids:?} did not end");
+}
+
+fn is_zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| stat.split(' ').nth(2) == Some("Z"))
+}
