@@ -164,6 +164,33 @@ fn an_mcp_client_lists_and_calls_tools_over_stdio() {
 }
 
 #[test]
+fn an_mcp_servers_tools_are_served_on_with_their_schemas_and_hints() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    let entry = super::mcp_servers::server_entry("server-everything");
+    std::fs::write(folder.path().join("everything.mcp.toml"), format!("command = [\"node\", {entry:?}]\n"))
+        .expect("write");
+    let mut client = Client::start(folder.path(), false);
+    client.initialize();
+    let list = client.request(2, "tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().expect("a tool list");
+    let sum = tools.iter().find(|t| t["name"] == "get-sum").expect("get-sum is listed");
+    assert_eq!(sum["inputSchema"]["required"], json!(["a", "b"]), "the server's own schema: {sum}");
+    assert_eq!(sum["annotations"]["readOnlyHint"], true, "the server's own hints: {sum}");
+    let called = client.request(3, "tools/call", json!({"name": "GetSum", "arguments": {"A": "2", "b": 3}}));
+    assert_eq!(called["result"]["isError"], false, "{called}");
+    assert_eq!(called["result"]["content"], json!([{"type": "text", "text": "\"The sum of 2 and 3 is 5.\""}]));
+    let weather = tools.iter().find(|t| t["name"] == "get-structured-content").expect("listed");
+    let structured = client.request(
+        4,
+        "tools/call",
+        json!({"name": "get-structured-content", "arguments": {"location": "Chicago"}}),
+    );
+    let content = &structured["result"]["structuredContent"];
+    assert!(content.is_object(), "{structured}");
+    assert!(jsonschema::is_valid(&weather["outputSchema"], content), "{content} against {}", weather["outputSchema"]);
+}
+
+#[test]
 fn a_watching_server_tells_the_client_when_the_tool_list_changes() {
     let folder = tempfile::tempdir().expect("temporary folder");
     std::fs::copy(common::plugins_dir().join("calculator.wasm"), folder.path().join("calculator.wasm")).expect("copy");

@@ -3,7 +3,9 @@
 //! target/mcp-servers by scripts/install-mcp-servers.sh), over stdio, and
 //! `everything` over streamable HTTP. Their tools are listed, names and arguments
 //! repaired, misfits answered in the host's words, a killed server started again, a
-//! hanging call stopped, and a server that cannot start leaves the rest serving.
+//! hanging call stopped, and a server that cannot start leaves the rest serving. One
+//! small server of our own, on the MCP project's SDK (tests/servers/changing.mjs),
+//! changes its tool list.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -15,7 +17,7 @@ use toolhost::{Host, ToolError};
 use crate::common;
 
 /// The entry point of a reference server's npm package.
-fn server_entry(package: &str) -> PathBuf {
+pub(crate) fn server_entry(package: &str) -> PathBuf {
     let entry = common::root()
         .join("target/mcp-servers/node_modules/@modelcontextprotocol")
         .join(package)
@@ -38,7 +40,7 @@ fn plugins(servers: &[(&str, String)]) -> tempfile::TempDir {
     folder
 }
 
-fn host(folder: &Path) -> Host {
+fn host_of(folder: &Path) -> Host {
     Host::builder().plugin_dir(folder).cache_dir(common::test_cache_dir()).build().expect("the host loads")
 }
 
@@ -54,7 +56,7 @@ fn error_of(host: &Host, name: &str, arguments: serde_json::Value) -> ToolError 
 #[test]
 fn a_stdio_servers_tools_are_listed_repaired_and_bound_like_a_components() {
     let folder = plugins(&[("everything", everything_stdio("listed", ""))]);
-    let host = host(folder.path());
+    let host = host_of(folder.path());
     let sum = host.tool("get-sum").expect("the server's tool is listed");
     assert_eq!((sum.component.as_str(), sum.sandboxed()), ("everything", false));
     assert_eq!(sum.expected_parameters().required, ["a", "b"]);
@@ -82,6 +84,12 @@ fn a_stdio_servers_tools_are_listed_repaired_and_bound_like_a_components() {
         error_of(&host, "get-sum", json!({"a": "two", "b": 1})).to_string(),
         "Invalid arguments for 'get-sum': 'a' must be a number, got \"two\"."
     );
+    // Its environment is what the file grants, and PATH: nothing else of the host's.
+    let granted = plugins(&[("everything", everything_stdio("env", "env = { GREETING = \"hi\" }\n"))]);
+    let env = host_of(granted.path()).call("get-env", &json!({})).expect("get-env");
+    let env: serde_json::Value = serde_json::from_str(env.as_str().expect("text")).expect("JSON");
+    let names: Vec<&str> = env.as_object().expect("an object").keys().map(String::as_str).collect();
+    assert_eq!(names, ["GREETING", "PATH"], "{env}");
     let definitions = host.tool_definitions(toolhost::ToolFormat::Mcp).to_string();
     assert!(definitions.contains("\"get-sum\"") && definitions.contains("\"readOnlyHint\":true"), "{definitions}");
 }
@@ -92,7 +100,7 @@ fn the_filesystem_server_s_own_errors_pass_unchanged() {
     std::fs::write(allowed.path().join("notes.txt"), "first line\nsecond line\n").expect("write");
     let command = format!("command = [\"node\", {:?}, {:?}]\n", server_entry("server-filesystem"), allowed.path());
     let folder = plugins(&[("files", command)]);
-    let host = host(folder.path());
+    let host = host_of(folder.path());
     let read = host.call("ReadTextFile", &json!({"Path": allowed.path().join("notes.txt"), "head": "1"}));
     assert_eq!(read, Ok(json!({"content": "first line"})));
     let outside = error_of(&host, "read_text_file", json!({"path": "/etc/hostname"}));
@@ -107,7 +115,7 @@ fn the_filesystem_server_s_own_errors_pass_unchanged() {
 #[test]
 fn a_hanging_call_is_stopped_at_its_timeout_and_the_server_serves_on() {
     let folder = plugins(&[("everything", everything_stdio("hanging", "timeout_ms = 1500\n"))]);
-    let host = host(folder.path());
+    let host = host_of(folder.path());
     let started = Instant::now();
     let error = error_of(&host, "trigger-long-running-operation", json!({"duration": 30, "steps": 2}));
     assert!(matches!(error, ToolError::TimedOut { limit, .. } if limit == Duration::from_millis(1500)), "{error}");
@@ -118,7 +126,7 @@ fn a_hanging_call_is_stopped_at_its_timeout_and_the_server_serves_on() {
 #[test]
 fn a_killed_server_is_started_again_and_the_call_in_flight_is_told() {
     let folder = plugins(&[("everything", everything_stdio("killed-between-calls", ""))]);
-    let host = host(folder.path());
+    let host = host_of(folder.path());
     assert_eq!(host.call("echo", &json!({"message": "one"})), Ok(json!("Echo: one")));
     kill_process_with("killed-between-calls");
     assert_eq!(host.call("echo", &json!({"message": "two"})), Ok(json!("Echo: two")), "not started again");
@@ -144,7 +152,7 @@ fn servers_that_cannot_start_or_are_not_mcp_leave_the_others_serving() {
         ("typo", "comand = [\"node\"]\n".into()),
         ("everything", everything_stdio("beside-broken-ones", "")),
     ]);
-    let host = host(folder.path());
+    let host = host_of(folder.path());
     let warnings = host.load_report().warnings.join("\n");
     for words in [
         "missing.mcp.toml: the MCP server 'missing' cannot be used: cannot start `/nonexistent/mcp-server`",
@@ -162,13 +170,35 @@ fn a_server_over_streamable_http_is_a_plugin_too() {
     let server = HttpEverything::start();
     let file = |variable: &str| format!("url = \"{}\"\nheaders = {{ X-Test = \"${{{variable}}}\" }}\n", server.url());
     let unset = plugins(&[("remote", file("TOOLHOST_TEST_UNSET_VARIABLE"))]);
-    let warnings = host(unset.path()).load_report().warnings.join("\n");
+    let warnings = host_of(unset.path()).load_report().warnings.join("\n");
     assert!(warnings.contains("`headers.X-Test` names the variable TOOLHOST_TEST_UNSET_VARIABLE"), "{warnings}");
     let folder = plugins(&[("remote", file("PATH"))]);
-    let host = host(folder.path());
+    let host = host_of(folder.path());
     let outcome = host.dispatch("Echo", &json!({"Message": "over HTTP"}));
     assert_eq!((outcome.tool.as_deref(), outcome.result), (Some("echo"), Ok(json!("Echo: over HTTP"))));
     assert_eq!(host.tool("echo").map(|t| t.component), Some("remote".to_string()));
+}
+
+#[test]
+fn a_server_whose_tools_change_is_listed_again_and_the_host_says_so() {
+    let modules = common::root().join("target/mcp-servers/node_modules");
+    let script = common::root().join("tests/servers/changing.mjs");
+    let folder = plugins(&[("changing", format!("command = [\"node\", {script:?}, {modules:?}]\n"))]);
+    let host = host_of(folder.path());
+    let told = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = told.clone();
+    host.on_change(move || {
+        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    });
+    assert!(host.tool("added").is_none());
+    assert_eq!(host.call("add_tool", &json!({})), Ok(json!("added")));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while host.tool("added").is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    assert!(host.tool("added").is_some(), "the new tool was not listed");
+    assert!(told.load(std::sync::atomic::Ordering::SeqCst) >= 1, "the host's listeners were not told");
+    assert_eq!(host.call("Added", &json!({"Name": "ada"})), Ok(json!("hello, ada")));
 }
 
 /// `everything` serving streamable HTTP on a port of its own.
