@@ -201,6 +201,24 @@ fn a_server_whose_tools_change_is_listed_again_and_the_host_says_so() {
     assert_eq!(host.call("Added", &json!({"Name": "ada"})), Ok(json!("hello, ada")));
 }
 
+#[test]
+fn a_server_file_added_changed_or_removed_is_taken_up_by_a_reload() {
+    let folder = plugins(&[]);
+    let host = host_of(folder.path());
+    assert!(host.tool("echo").is_none());
+    let file = folder.path().join("everything.mcp.toml");
+    std::fs::write(&file, everything_stdio("reloaded", "")).expect("write");
+    assert_eq!(host.reload().map_err(|e| e.to_string()), Ok(true));
+    assert_eq!(host.call("echo", &json!({"message": "added"})), Ok(json!("Echo: added")));
+    std::fs::write(&file, everything_stdio("reloaded", "hide = [\"echo\"]\n")).expect("write");
+    assert_eq!(host.reload().map_err(|e| e.to_string()), Ok(true));
+    assert!(host.tool("echo").is_none() && host.tool("get-sum").is_some(), "the changed file was not taken up");
+    std::fs::remove_file(&file).expect("remove");
+    assert_eq!(host.reload().map_err(|e| e.to_string()), Ok(true));
+    assert!(host.tool("get-sum").is_none(), "the removed server's tools are still listed");
+    assert_eq!(host.call("gcd", &json!({"a": 4, "b": 6})), Ok(json!(2)));
+}
+
 /// `everything` serving streamable HTTP on a port of its own.
 struct HttpEverything {
     child: Child,

@@ -92,8 +92,9 @@ struct Link {
     client: Option<Arc<Client>>,
     /// When each start in the last minute was tried.
     starts: VecDeque<Instant>,
-    /// Starts that failed in a row.
+    /// Starts that failed in a row, and why the last one did.
     failures: u32,
+    last_error: String,
 }
 
 /// Why there is no connection to use.
@@ -173,7 +174,8 @@ impl McpServer {
         limit: Duration,
         result_bytes: usize,
     ) -> Result<Value, ToolError> {
-        let Value::Object(arguments) = arguments else { unreachable!("the binder gives an object") };
+        // The binder gives an object; anything else would be sent as no arguments.
+        let arguments = arguments.as_object().cloned().unwrap_or_default();
         let params = CallToolRequestParams::new(remote_name.to_string()).with_arguments(arguments);
         // A request that could not even be sent (the server had just exited) is sent
         // once more, to the server started again; one that was sent is never repeated.
@@ -209,7 +211,7 @@ impl McpServer {
         let since_last = link.starts.back().map(|last| now.duration_since(*last));
         let waiting = since_last.and_then(|since| backoff.checked_sub(since)).filter(|_| link.failures > 0);
         if let Some(retry_in) = waiting {
-            return Err(Down::Waiting { retry_in, last_error: "failed to start".into() });
+            return Err(Down::Waiting { retry_in, last_error: link.last_error.clone() });
         }
         if link.starts.len() >= MAX_STARTS_PER_MINUTE {
             let oldest = link.starts.front().map_or(Duration::ZERO, |first| now.duration_since(*first));
@@ -235,6 +237,7 @@ impl McpServer {
             }
             Err(why) => {
                 link.failures += 1;
+                link.last_error.clone_from(&why);
                 Err(Down::CannotStart(why))
             }
         }
