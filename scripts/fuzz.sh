@@ -27,7 +27,7 @@ fi
 # libFuzzer still catches panics, aborts, hangs (-timeout) and memory blow-ups.
 export CARGO_TARGET_DIR=$root/target/fuzz
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(argument_text binder manifest mcp_stdio)
+[ ${#targets[@]} -gt 0 ] || targets=(argument_text binder manifest mcp_stdio schema_binder)
 (cd fuzz && cargo +nightly fuzz build --sanitizer none)
 
 for target in "${targets[@]}"; do
