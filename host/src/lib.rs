@@ -32,6 +32,7 @@
 //!   introspection of exports into specs, embedded docs, parallel loading.
 //! - `resolve/`: name → tool: the registry and its repair rules, hints, toolsets.
 //! - `bind/`: argument text and JSON → typed WIT values.
+//! - `extract/`: tool calls a model wrote into its reply text.
 //! - `invoke/`: one call in a fresh instance, and its outcome in the model's terms.
 //! - `host/`: the [`Host`] facade, its builder, snapshots and reloads.
 //! - `mcp/`: the MCP server face (cargo feature `mcp`), over stdio and, with the
@@ -44,6 +45,7 @@
 
 pub mod bind;
 mod error;
+mod extract;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
@@ -62,6 +64,7 @@ mod sys;
 mod tool;
 
 pub use error::{LoadError, ToolError};
+pub use extract::{Dialect, ExtractedCall, Extraction};
 pub use host::{CallOutcome, Host, HostBuilder};
 pub use load::{ComponentReport, LoadReport};
 pub use resolve::{Registry, Resolved, ToolsetError};

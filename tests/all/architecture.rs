@@ -10,7 +10,7 @@ use crate::common;
 
 /// The stages in dependency order, each with the stages it may use. A stage may use
 /// only stages listed before it, so the stage graph cannot have a cycle.
-const STAGES: [(&str, &[&str]); 14] = [
+const STAGES: [(&str, &[&str]); 15] = [
     ("tool", &[]),
     ("lock", &[]),
     ("sys", &[]),
@@ -20,9 +20,13 @@ const STAGES: [(&str, &[&str]); 14] = [
     ("load", &["error", "runtime", "sandbox", "sys", "tool"]),
     ("resolve", &["error", "lock", "tool"]),
     ("bind", &["error", "tool"]),
+    ("extract", &["bind", "error", "resolve", "tool"]),
     ("invoke", &["error", "runtime", "sandbox", "tool"]),
     ("remote", &["bind", "error", "load", "lock", "sys", "tool"]),
-    ("host", &["bind", "error", "invoke", "load", "lock", "remote", "resolve", "runtime", "sandbox", "tool"]),
+    (
+        "host",
+        &["bind", "error", "extract", "invoke", "load", "lock", "remote", "resolve", "runtime", "sandbox", "tool"],
+    ),
     ("mcp", &["error", "host", "sys", "tool"]),
     ("fuzzing", &["load", "sandbox", "tool"]),
 ];

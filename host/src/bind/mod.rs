@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 use wasmtime::component::Val;
 
 pub use schema::SchemaBinder;
+pub(crate) use text::parse_repaired as read_json_text;
 pub(crate) use value::to_val;
 pub(crate) use wording::json_kind;
 

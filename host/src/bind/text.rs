@@ -18,8 +18,13 @@ pub(crate) enum ArgumentsError {
 
 /// Parses a model's argument text into a JSON value.
 pub(crate) fn parse(text: &str) -> Result<Value, ArgumentsError> {
+    parse_repaired(text).map(|(value, _repair)| value)
+}
+
+/// [`parse`], also saying which repair made the text readable, if one was needed.
+pub(crate) fn parse_repaired(text: &str) -> Result<(Value, Option<&'static str>), ArgumentsError> {
     let strict_error = match serde_json::from_str::<Value>(text) {
-        Ok(value) => return check_duplicates(text, value),
+        Ok(value) => return check_duplicates(text, value).map(|value| (value, None)),
         Err(error) => error,
     };
     let unfenced = strip_code_fence(text);
@@ -33,7 +38,7 @@ pub(crate) fn parse(text: &str) -> Result<Value, ArgumentsError> {
         let parsed = serde_json::from_str::<Value>(&candidate).or_else(|_| json5::from_str::<Value>(&candidate));
         if let Ok(value) = parsed {
             tracing::debug!("repaired argument text ({repair}): {text:?}");
-            return check_duplicates(&candidate, value);
+            return check_duplicates(&candidate, value).map(|value| (value, Some(repair)));
         }
     }
     Err(ArgumentsError::NotJson(describe(text, &strict_error)))

@@ -17,6 +17,7 @@ pub use builder::HostBuilder;
 
 use crate::bind::{Arguments, bind};
 use crate::error::{LoadError, ToolError};
+use crate::extract::{ExtractedCall, Extraction, extract};
 use crate::invoke::{Invocation, invoke};
 use crate::load::{Cache, LoadReport};
 use crate::lock::lock;
@@ -169,6 +170,44 @@ impl Host {
     /// MCP client that the tool list changed).
     pub fn on_change(&self, listener: impl Fn() + Send + Sync + 'static) {
         lock(&self.core.listeners).push(Box::new(listener));
+    }
+
+    /// The tool calls a model wrote into its reply text instead of the API's
+    /// tool-call field, in the order written: `<tool_call>` tags, `<|python_tag|>`,
+    /// `[TOOL_CALLS]`, `<function=…>`, ReAct `Action:` lines, or the whole reply as one
+    /// JSON object. Names resolve (and are repaired) as a call's; text in code is an
+    /// example, never a call; what does not resolve is in `rejected`, with the message
+    /// a call would get.
+    ///
+    /// ```no_run
+    /// # let host = toolhost::Host::builder().plugin_dir("target/plugins").build()?;
+    /// let reply = "Sure.\n<tool_call>{\"name\": \"Evaluate\", \"arguments\": {\"expression\": \"6*7\"}}</tool_call>";
+    /// for call in &host.extract_calls(reply).calls {
+    ///     println!("{:?}", host.dispatch_call(call).result); // Ok(42.0)
+    /// }
+    /// # Ok::<(), toolhost::LoadError>(())
+    /// ```
+    pub fn extract_calls(&self, reply: &str) -> Extraction {
+        extract(&self.registry(), reply)
+    }
+
+    /// Runs a call [`Host::extract_calls`] found, as [`Host::dispatch`] would; a
+    /// rejected one comes back as its error, and nothing runs.
+    pub fn dispatch_call(&self, call: &ExtractedCall) -> CallOutcome {
+        let (Some(tool), None) = (&call.tool, &call.rejected) else {
+            let error = call.rejected.clone().unwrap_or_else(|| {
+                self.registry()
+                    .resolve(&call.name)
+                    .err()
+                    .unwrap_or(ToolError::Unavailable { tool: call.name.clone(), reason: "it was not resolved".into() })
+            });
+            return CallOutcome { tool: call.tool.clone(), repaired_from: None, result: Err(error) };
+        };
+        let mut outcome = self.dispatch(tool, &call.arguments);
+        if call.name != *tool {
+            outcome.repaired_from = Some(call.name.clone());
+        }
+        outcome
     }
 
     /// Calls a tool by the name a model sent, with the model's arguments.

@@ -1,0 +1,250 @@
+//! Tool calls a model wrote into its reply instead of the API's tool-call field:
+//! found by their dialect's marker (`dialects.rs`) outside code (`code.rs`), their
+//! JSON located by brackets (`json.rs`) and read with the argument-text repair, their
+//! names resolved as a call's are. Only what resolves to exactly one tool is a call;
+//! the rest is reported as rejected, with the message a call would get, and nothing
+//! inside a rejected span is read again. A bare JSON object is a call only when it is
+//! the whole reply. Nothing is guessed: no marker, no call.
+//!
+//! ```no_run
+//! # let host = toolhost::Host::builder().plugin_dir("target/plugins").build()?;
+//! let reply = "Let me work that out.\n<tool_call>{\"name\": \"Evaluate\", \"arguments\": {\"expression\": \"6*7\"}}</tool_call>";
+//! let extraction = host.extract_calls(reply);
+//! for call in &extraction.calls {
+//!     println!("{} -> {:?}", call.name, host.dispatch_call(call).result);
+//! }
+//! # Ok::<(), toolhost::LoadError>(())
+//! ```
+
+mod code;
+mod dialects;
+mod json;
+
+use std::ops::Range;
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::bind::read_json_text;
+use crate::error::ToolError;
+use crate::resolve::Registry;
+use dialects::{MARKERS, Reply, Written};
+
+/// How a call was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dialect {
+    /// `<tool_call>{"name": …, "arguments": …}</tool_call>` (Hermes, Qwen).
+    ToolCallTag,
+    /// `<|python_tag|>{"name": …, "parameters": …}` (Llama 3.x).
+    PythonTag,
+    /// `[TOOL_CALLS][{"name": …, "arguments": …}]` or `[TOOL_CALLS]name[ARGS]{…}` (Mistral).
+    Mistral,
+    /// `<function=name>{…}</function>`, or with `<parameter=key>value</parameter>` tags.
+    FunctionTag,
+    /// `Action: name` then `Action Input: {…}`.
+    #[serde(rename = "react")]
+    ReAct,
+    /// The whole reply is one JSON object with a name and arguments.
+    BareJson,
+}
+
+/// One tool call found in a reply, or one that looked like a call but is not one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExtractedCall {
+    /// The name as the model wrote it.
+    pub name: String,
+    /// The registered tool it resolves to (`None` when rejected for its name).
+    pub tool: Option<String>,
+    /// The arguments, read with the argument-text repair (an object; `{}` when none
+    /// were written).
+    pub arguments: Value,
+    /// Where in the reply it was written (byte offsets).
+    pub span: Range<usize>,
+    /// How it was written.
+    pub dialect: Dialect,
+    /// What was repaired to read it (the name, the argument text, a missing tag).
+    pub repairs: Vec<String>,
+    /// Why it is not a call: the corrective message a call would get.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "error_json")]
+    pub rejected: Option<ToolError>,
+}
+
+fn error_json<S: serde::Serializer>(error: &Option<ToolError>, serializer: S) -> Result<S::Ok, S::Error> {
+    error.as_ref().map(ToolError::to_json).serialize(serializer)
+}
+
+/// What a reply holds: its calls, in the order written, and what was rejected.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Extraction {
+    /// The calls, each resolved to one tool.
+    pub calls: Vec<ExtractedCall>,
+    /// What was written like a call but is not one (an unknown or ambiguous name,
+    /// arguments that are not an object), in the order written.
+    pub rejected: Vec<ExtractedCall>,
+}
+
+impl Extraction {
+    /// Whether the reply holds nothing written as a call.
+    pub fn is_empty(&self) -> bool {
+        self.calls.is_empty() && self.rejected.is_empty()
+    }
+
+    /// A line saying what was found: `2 calls, 1 rejected`, or that nothing was.
+    pub fn summary(&self) -> String {
+        if self.is_empty() {
+            return "no tool call found in the reply".into();
+        }
+        let calls = if self.calls.len() == 1 { "call" } else { "calls" };
+        format!("{} {calls}, {} rejected", self.calls.len(), self.rejected.len())
+    }
+}
+
+/// The calls written in `text`, resolved against `registry`.
+pub(crate) fn extract(registry: &Registry, text: &str) -> Extraction {
+    let written = match written_calls(text) {
+        found if found.is_empty() => bare_json(text).into_iter().collect(),
+        found => found,
+    };
+    let mut extraction = Extraction::default();
+    for call in written {
+        let call = resolve(registry, call);
+        match call.rejected {
+            None => extraction.calls.push(call),
+            Some(_) => extraction.rejected.push(call),
+        }
+    }
+    extraction
+}
+
+/// Every call written after a marker outside code, in order; each marker's span is
+/// passed over whole, so nothing inside one is read twice.
+fn written_calls(text: &str) -> Vec<Written> {
+    let reply = Reply::new(text);
+    let code = code::regions(text);
+    let mut code_at = 0;
+    let mut written = Vec::new();
+    let mut from = 0;
+    while let Some((at, marker)) = next_marker(&reply, from) {
+        while code.get(code_at).is_some_and(|region| region.end <= at) {
+            code_at += 1;
+        }
+        if let Some(region) = code.get(code_at).filter(|region| region.start <= at) {
+            from = region.end;
+            continue;
+        }
+        let found = marker.read(&reply, at);
+        from = found.iter().map(|call| call.span.end).max().unwrap_or(at + marker.pattern.len()).max(at + 1);
+        written.extend(found);
+    }
+    written
+}
+
+/// The first marker at or after `from` (one at a line's start, for those that must be).
+fn next_marker(reply: &Reply<'_>, from: usize) -> Option<(usize, &'static dialects::Marker)> {
+    MARKERS
+        .iter()
+        .filter_map(|marker| {
+            let mut search = from;
+            loop {
+                let at = reply.find(marker.pattern, search)?;
+                if !marker.line_start || starts_line(reply.text, at) {
+                    return Some((at, marker));
+                }
+                search = at + 1;
+            }
+        })
+        .min_by_key(|(at, _)| *at)
+}
+
+/// Whether only spaces stand between `at` and the start of its line.
+fn starts_line(text: &str, at: usize) -> bool {
+    let before = text.as_bytes()[..at].iter().rev().find(|&&b| b != b' ' && b != b'\t');
+    before.is_none_or(|&b| b == b'\n')
+}
+
+/// The whole reply as one JSON object with a name and arguments.
+fn bare_json(text: &str) -> Option<Written> {
+    let trimmed = text.trim();
+    let start = text.len() - text.trim_start().len();
+    if !trimmed.starts_with('{') || json::value_end(text, start, text.len()) != start + trimmed.len() {
+        return None;
+    }
+    let (value, repair) = read(trimmed)?;
+    let object = value.as_object()?;
+    if !object.contains_key("arguments") && !object.contains_key("parameters") && !object.contains_key("function") {
+        return None;
+    }
+    let (name, arguments) = json::call_parts(object)?;
+    let repairs = repair.into_iter().map(str::to_string).collect();
+    Some(Written { span: start..start + trimmed.len(), dialect: Dialect::BareJson, name, arguments, repairs })
+}
+
+/// JSON text read as argument text is, and the repair it needed, if any.
+fn read(text: &str) -> Option<(Value, Option<&'static str>)> {
+    read_json_text(text).ok()
+}
+
+/// A written call with its name resolved and its arguments read, or rejected.
+fn resolve(registry: &Registry, written: Written) -> ExtractedCall {
+    let mut call = ExtractedCall {
+        name: written.name,
+        tool: None,
+        arguments: json!({}),
+        span: written.span,
+        dialect: written.dialect,
+        repairs: written.repairs,
+        rejected: None,
+    };
+    let resolved = match registry.resolve(&call.name) {
+        Ok(resolved) => resolved,
+        Err(error) => {
+            call.rejected = Some(error);
+            return call;
+        }
+    };
+    if let Some(from) = &resolved.repaired_from {
+        call.repairs.push(format!("the name '{from}' was repaired to '{}'", resolved.name));
+    }
+    match arguments(&resolved.name, written.arguments) {
+        Ok((arguments, repair)) => {
+            call.arguments = arguments;
+            call.repairs.extend(repair);
+        }
+        Err(problem) => {
+            let expected_parameters = registry.spec(&resolved.name).map(crate::tool::ToolSpec::expected_parameters);
+            call.rejected =
+                Some(ToolError::InvalidArguments { tool: resolved.name.clone(), problem, expected_parameters });
+        }
+    }
+    call.tool = Some(resolved.name);
+    call
+}
+
+/// The arguments to `tool` as an object: given as one, as a string of JSON
+/// (repaired), or absent (none); else the sentence saying what is wrong.
+fn arguments(tool: &str, written: Option<Value>) -> Result<(Value, Option<String>), String> {
+    let not_an_object = |other: &Value| {
+        format!("The arguments for '{tool}' must be a JSON object, got {}.", crate::bind::json_kind(other))
+    };
+    match written {
+        None | Some(Value::Null) => Ok((Value::Object(Map::new()), None)),
+        Some(object @ Value::Object(_)) => Ok((object, None)),
+        Some(Value::String(text)) => match read_json_text(&text) {
+            Ok((object @ Value::Object(_), repair)) => {
+                Ok((object, repair.map(|repair| format!("the argument text was repaired ({repair})"))))
+            }
+            Ok((other, _)) => Err(not_an_object(&other)),
+            Err(_) => Err(format!("The arguments for '{tool}' are not JSON: {}.", shortened(&text))),
+        },
+        Some(other) => Err(not_an_object(&other)),
+    }
+}
+
+fn shortened(text: &str) -> String {
+    let cut: String = text.chars().take(80).collect();
+    if cut.len() < text.len() { format!("{cut}…") } else { cut }
+}
+
+#[cfg(test)]
+mod tests;
