@@ -110,6 +110,14 @@ enum Command {
         /// Anthropic tool-call objects are read too).
         transcript: PathBuf,
     },
+    /// Reads a model's reply on stdin and prints, as a JSON array, the tool calls it
+    /// wrote into its text (`<tool_call>`, `<|python_tag|>`, `[TOOL_CALLS]`,
+    /// `<function=…>`, ReAct, or the whole reply as JSON), in order; a call whose name
+    /// resolves to no tool is listed with `rejected`. Nothing runs.
+    Extract {
+        #[command(flatten)]
+        plugins: Plugins,
+    },
     /// Serves the tools over MCP on stdin/stdout, or with --http over streamable HTTP.
     Serve {
         #[command(flatten)]
@@ -174,6 +182,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
         }
         Command::Check { file } => check(&file),
+        Command::Extract { plugins } => {
+            let mut reply = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut reply).context("cannot read the reply")?;
+            let host = load(&plugins)?;
+            let extraction = host.extract_calls(&reply);
+            let mut found: Vec<_> = extraction.calls.iter().chain(&extraction.rejected).collect();
+            found.sort_by_key(|call| call.span.start);
+            println!("{}", serde_json::to_string_pretty(&found)?);
+            eprintln!("{}", extraction.summary());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Replay { plugins, transcript } => {
             let text = std::fs::read_to_string(&transcript)
                 .with_context(|| format!("cannot read the transcript {}", transcript.display()))?;

@@ -1,5 +1,6 @@
 //! `toolhost replay`: recorded model tool calls run one by one, each shown with what
-//! the host did and what the model gets back.
+//! the host did and what the model gets back. A line may also be a model's raw reply
+//! (`{"reply": "…"}`): the calls written in it are recovered and run.
 
 use std::process::ExitCode;
 
@@ -25,9 +26,69 @@ fn recorded_call(line: &str) -> anyhow::Result<RecordedCall> {
     Ok(RecordedCall { name: name.to_string(), arguments, note })
 }
 
+/// A reply recorded as the model wrote it: `{"reply": "…"}`.
+fn recorded_reply(line: &str) -> Option<(String, Option<String>)> {
+    let value: Value = serde_json::from_str(line).ok()?;
+    let reply = value.get("reply")?.as_str()?.to_string();
+    Some((reply, value.get("note").and_then(Value::as_str).map(str::to_string)))
+}
+
+/// What the calls of a transcript came to.
+#[derive(Default)]
+struct Tally {
+    ran: usize,
+    rejected: usize,
+}
+
+impl Tally {
+    /// Prints what the model gets, and counts it.
+    fn show(&mut self, outcome: &CallOutcome) {
+        println!("host          {}", what_the_host_did(outcome));
+        match &outcome.result {
+            Ok(value) => {
+                self.ran += 1;
+                println!("model gets    {value}");
+            }
+            Err(error) => {
+                self.rejected += 1;
+                println!("model gets    {error}");
+            }
+        }
+    }
+}
+
+/// A raw reply: the calls recovered from it, each run.
+fn replay_reply(host: &Host, reply: &str, note: Option<&str>, tally: &mut Tally) {
+    println!();
+    if let Some(note) = note {
+        println!("# {note}");
+    }
+    println!("model writes  {}", reply.replace('\n', "\n              "));
+    let extraction = host.extract_calls(reply);
+    if extraction.is_empty() {
+        println!("host          {}; nothing runs", extraction.summary());
+    }
+    let mut found: Vec<_> = extraction.calls.iter().chain(&extraction.rejected).collect();
+    found.sort_by_key(|call| call.span.start);
+    for call in found {
+        let dialect = serde_json::to_value(call.dialect).ok().and_then(|d| d.as_str().map(str::to_string));
+        println!(
+            "host          recovered a call written as {}: {} {}",
+            dialect.unwrap_or_default(),
+            call.name,
+            call.arguments
+        );
+        tally.show(&host.dispatch_call(call));
+    }
+}
+
 pub(crate) fn replay(host: &Host, transcript: &str) -> anyhow::Result<ExitCode> {
-    let (mut ran, mut rejected) = (0, 0);
+    let mut tally = Tally::default();
     for (number, line) in transcript.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        if let Some((reply, note)) = recorded_reply(line) {
+            replay_reply(host, &reply, note.as_deref(), &mut tally);
+            continue;
+        }
         let call = recorded_call(line).with_context(|| format!("transcript line {}", number + 1))?;
         let shown_arguments = match &call.arguments {
             Value::String(text) => text.clone(),
@@ -42,19 +103,9 @@ pub(crate) fn replay(host: &Host, transcript: &str) -> anyhow::Result<ExitCode> 
             Value::String(text) => host.dispatch_text(&call.name, text),
             other => host.dispatch(&call.name, other),
         };
-        println!("host          {}", what_the_host_did(&outcome));
-        match &outcome.result {
-            Ok(value) => {
-                ran += 1;
-                println!("model gets    {value}");
-            }
-            Err(error) => {
-                rejected += 1;
-                println!("model gets    {error}");
-            }
-        }
+        tally.show(&outcome);
     }
-    println!("\n{ran} calls ran, {rejected} came back with a corrective message");
+    println!("\n{} calls ran, {} came back with a corrective message", tally.ran, tally.rejected);
     Ok(ExitCode::SUCCESS)
 }
 
