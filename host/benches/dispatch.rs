@@ -128,5 +128,21 @@ fn load(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dispatch, parallel, bind, load);
+/// Recovering the calls written into a reply: 1 KB and 1 MB of prose with near
+/// misses (tags without JSON, code, stray brackets) and one call at the end; the
+/// throughput is in bytes, so the figure per KB can be read off.
+fn extract(c: &mut Criterion) {
+    let host = echo_host();
+    let noise = "Some prose, `code`, <tool_call> without JSON, [TOOL_CALLS] nothing, {\"name\": 1}, \"quotes\n";
+    let call = "<tool_call>{\"name\": \"Echo\", \"arguments\": {\"text\": \"hi\"}}</tool_call>";
+    let mut group = c.benchmark_group("extract");
+    for (label, size) in [("1kb", 1 << 10), ("1mb", 1 << 20)] {
+        let reply = noise.repeat(size / noise.len()) + call;
+        group.throughput(Throughput::Bytes(reply.len() as u64));
+        group.bench_function(label, |b| b.iter(|| assert_eq!(host.extract_calls(&reply).calls.len(), 1)));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, dispatch, parallel, bind, load, extract);
 criterion_main!(benches);

@@ -10,6 +10,7 @@ mod capacity;
 mod cli;
 mod common;
 mod example_tools;
+mod extract;
 mod host;
 mod hostile;
 mod http;

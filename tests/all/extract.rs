@@ -1,0 +1,58 @@
+//! Tool calls written into a reply's text, recovered against the example tools: the
+//! corpus in tests/extract/corpus.jsonl (every dialect in the variants models write,
+//! and the traps), a call run straight from its extraction, and a 1 MB reply.
+
+use serde_json::{Value, json};
+
+use crate::common;
+
+#[test]
+fn the_corpus_gives_exactly_its_calls_in_order_and_rejects_what_it_says() {
+    let host = common::example_host_shared();
+    let corpus = std::fs::read_to_string(common::root().join("tests/extract/corpus.jsonl")).expect("the corpus");
+    let mut checked = 0;
+    for line in corpus.lines().filter(|line| !line.trim().is_empty()) {
+        let entry: Value = serde_json::from_str(line).expect("a corpus line is JSON");
+        let reply = entry["reply"].as_str().expect("a reply");
+        let extraction = host.extract_calls(reply);
+        let calls: Vec<Value> =
+            extraction.calls.iter().map(|call| json!([call.tool.clone(), call.arguments.clone()])).collect();
+        assert_eq!(Value::Array(calls), entry["calls"], "{}: {reply}", entry["note"]);
+        let rejected: Vec<&str> = extraction.rejected.iter().map(|call| call.name.as_str()).collect();
+        assert_eq!(json!(rejected), entry["rejected"], "{}: {reply}", entry["note"]);
+        if entry["dialect"] != "trap" {
+            for call in &extraction.calls {
+                assert_eq!(serde_json::to_value(call.dialect).expect("JSON"), entry["dialect"], "{}", entry["note"]);
+            }
+        }
+        for call in extraction.calls.iter().chain(&extraction.rejected) {
+            assert!(reply.get(call.span.clone()).is_some(), "a span outside the reply: {:?}", call.span);
+        }
+        checked += 1;
+    }
+    assert!(checked >= 38, "only {checked} corpus entries");
+}
+
+#[test]
+fn an_extracted_call_runs_as_it_is_and_a_rejected_one_says_why() {
+    let host = common::example_host_shared();
+    let reply = "Let me check.\n<tool_call>{\"name\": \"Evaluate\", \"arguments\": {\"expression\": \"6 * 7\"}}</tool_call>\n\
+                 <tool_call>{\"name\": \"evalute_all\", \"arguments\": {}}</tool_call>";
+    let extraction = host.extract_calls(reply);
+    let outcome = host.dispatch_call(&extraction.calls[0]);
+    assert_eq!((outcome.tool.as_deref(), outcome.repaired_from.as_deref()), (Some("evaluate"), Some("Evaluate")));
+    assert_eq!(outcome.result, Ok(json!(42.0)));
+    let refused = host.dispatch_call(&extraction.rejected[0]).result.expect_err("rejected");
+    assert!(refused.to_string().starts_with("Tool 'evalute_all' not found."), "{refused}");
+}
+
+#[test]
+fn a_megabyte_reply_full_of_near_misses_gives_its_one_call() {
+    let host = common::example_host_shared();
+    let noise = "Some prose, `code`, <tool_call> without JSON, [TOOL_CALLS] nothing, {\"name\": 1}, \"quotes\n";
+    let mut reply = noise.repeat((1 << 20) / noise.len());
+    reply.push_str("<tool_call>{\"name\": \"factorial\", \"arguments\": {\"n\": 5}}</tool_call>");
+    let extraction = host.extract_calls(&reply);
+    let tools: Vec<_> = extraction.calls.iter().map(|call| call.tool.as_deref()).collect();
+    assert_eq!(tools, [Some("factorial")]);
+}
