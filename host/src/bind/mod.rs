@@ -24,7 +24,7 @@ use wasmtime::component::Val;
 pub use schema::SchemaBinder;
 pub(crate) use text::parse_repaired as read_json_text;
 pub(crate) use value::to_val;
-pub(crate) use wording::json_kind;
+pub(crate) use wording::{json_kind, shorten_text};
 
 use crate::error::ToolError;
 use crate::tool::names::match_name;

@@ -55,11 +55,15 @@ pub(crate) fn json_kind(value: &Value) -> &'static str {
 
 /// A value's JSON text, cut to a readable length.
 pub(crate) fn shorten(value: &Value) -> String {
+    shorten_text(&value.to_string())
+}
+
+/// A text cut to a readable length (80 characters, then `…`).
+pub(crate) fn shorten_text(text: &str) -> String {
     const LIMIT: usize = 80;
-    let text = value.to_string();
     match text.char_indices().nth(LIMIT) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text,
+        None => text.to_string(),
     }
 }
 

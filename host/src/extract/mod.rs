@@ -25,7 +25,7 @@ use std::ops::Range;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::bind::read_json_text;
+use crate::bind::{read_json_text, shorten_text};
 use crate::error::ToolError;
 use crate::resolve::Registry;
 use dialects::{MARKERS, Reply, Written};
@@ -235,15 +235,10 @@ fn arguments(tool: &str, written: Option<Value>) -> Result<(Value, Option<String
                 Ok((object, repair.map(|repair| format!("the argument text was repaired ({repair})"))))
             }
             Ok((other, _)) => Err(not_an_object(&other)),
-            Err(_) => Err(format!("The arguments for '{tool}' are not JSON: {}.", shortened(&text))),
+            Err(_) => Err(format!("The arguments for '{tool}' are not JSON: {}.", shorten_text(&text))),
         },
         Some(other) => Err(not_an_object(&other)),
     }
-}
-
-fn shortened(text: &str) -> String {
-    let cut: String = text.chars().take(80).collect();
-    if cut.len() < text.len() { format!("{cut}…") } else { cut }
 }
 
 #[cfg(test)]

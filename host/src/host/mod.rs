@@ -194,15 +194,11 @@ impl Host {
     /// Runs a call [`Host::extract_calls`] found, as [`Host::dispatch`] would; a
     /// rejected one comes back as its error, and nothing runs.
     pub fn dispatch_call(&self, call: &ExtractedCall) -> CallOutcome {
-        let (Some(tool), None) = (&call.tool, &call.rejected) else {
-            let error = call.rejected.clone().unwrap_or_else(|| {
-                self.registry()
-                    .resolve(&call.name)
-                    .err()
-                    .unwrap_or(ToolError::Unavailable { tool: call.name.clone(), reason: "it was not resolved".into() })
-            });
-            return CallOutcome { tool: call.tool.clone(), repaired_from: None, result: Err(error) };
-        };
+        if let Some(error) = &call.rejected {
+            return CallOutcome { tool: call.tool.clone(), repaired_from: None, result: Err(error.clone()) };
+        }
+        // The resolved name; a call made by hand without one is resolved as it was written.
+        let tool = call.tool.as_ref().unwrap_or(&call.name);
         let mut outcome = self.dispatch(tool, &call.arguments);
         if call.name != *tool {
             outcome.repaired_from = Some(call.name.clone());

@@ -50,8 +50,7 @@ impl<'s> Repair<'s> {
 
     /// The schema a local `$ref` (`#`, `#/$defs/name`, any JSON pointer) points to.
     fn target(&self, keywords: &Map<String, Value>) -> Option<&'s Value> {
-        let reference = keywords.get("$ref")?.as_str()?.strip_prefix('#')?;
-        self.root.pointer(&percent_encoding::percent_decode_str(reference).decode_utf8_lossy())
+        local_ref(self.root, keywords)
     }
 
     /// Repaired towards the branch of `anyOf`/`oneOf` that takes the value's kind as
@@ -123,9 +122,16 @@ impl<'s> Repair<'s> {
     }
 }
 
+/// Where the local `$ref` of `keywords` points in `root` (`#`, `#/$defs/name`, any
+/// JSON pointer, percent-encoded or not).
+pub(super) fn local_ref<'s>(root: &'s Value, keywords: &Map<String, Value>) -> Option<&'s Value> {
+    let reference = keywords.get("$ref")?.as_str()?.strip_prefix('#')?;
+    root.pointer(&percent_encoding::percent_decode_str(reference).decode_utf8_lossy())
+}
+
 /// The types a schema names (`type`, a string or a list; `nullable: true` adds
 /// `null`, as OpenAPI writes it), or `None` when it names none.
-fn types(keywords: &Map<String, Value>) -> Option<Vec<&str>> {
+pub(super) fn types(keywords: &Map<String, Value>) -> Option<Vec<&str>> {
     let mut types: Vec<&str> = match keywords.get("type")? {
         Value::String(one) => vec![one.as_str()],
         Value::Array(several) => several.iter().filter_map(Value::as_str).collect(),

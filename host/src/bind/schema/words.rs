@@ -8,6 +8,7 @@ use jsonschema::paths::{Location, LocationSegment};
 use serde_json::{Map, Value};
 
 use super::super::wording::shorten;
+use super::repair::{local_ref as follow, types as declared_types};
 use crate::tool::names::python_list;
 
 /// How deep `$ref`s and nesting are followed when describing a schema.
@@ -91,12 +92,6 @@ fn schema_at<'s>(root: &'s Value, location: &Location, keyword_last: bool) -> Op
     Some(at)
 }
 
-/// Where a local `$ref` points.
-fn follow<'s>(root: &'s Value, keywords: &Map<String, Value>) -> Option<&'s Value> {
-    let reference = keywords.get("$ref")?.as_str()?.strip_prefix('#')?;
-    root.pointer(&percent_encoding::percent_decode_str(reference).decode_utf8_lossy())
-}
-
 /// What a schema wants, in a few words: `a string of at most 80 characters`.
 fn describe(root: &Value, schema: &Value, depth: usize) -> String {
     let Some(keywords) = schema.as_object() else {
@@ -136,17 +131,18 @@ fn describe(root: &Value, schema: &Value, depth: usize) -> String {
 
 /// The schema's `type`s (`nullable: true` adds null), else the one its keywords imply.
 fn types(keywords: &Map<String, Value>) -> Vec<&str> {
-    let mut types: Vec<&str> = match keywords.get("type") {
-        Some(Value::String(one)) => vec![one.as_str()],
-        Some(Value::Array(several)) => several.iter().filter_map(Value::as_str).collect(),
+    if let Some(declared) = declared_types(keywords) {
+        return declared;
+    }
+    let mut implied = match () {
         _ if keywords.contains_key("properties") => vec!["object"],
         _ if keywords.contains_key("items") || keywords.contains_key("prefixItems") => vec!["array"],
         _ => Vec::new(),
     };
     if keywords.get("nullable") == Some(&Value::Bool(true)) {
-        types.push("null");
+        implied.push("null");
     }
-    types
+    implied
 }
 
 /// One JSON type, with the bounds the schema sets on it.
