@@ -195,23 +195,54 @@ impl ToolError {
         }
     }
 
-    /// The structured form: `{"error": message, "kind": …}` plus `available_tools`,
-    /// `candidates` or `expected_parameters` where the failure has them.
+    /// The structured form: `{"error": message, "kind": …}` plus every fact of the
+    /// failure under its field's name (`tool`, `available_tools`, `expected_parameters`,
+    /// `path`, `limit_ms`, …), for programs and for faces in other languages.
     pub fn to_json(&self) -> Value {
         let mut object = json!({ "error": self.to_string(), "kind": self.kind() });
-        match self {
-            ToolError::UnknownTool { available_tools, .. } => {
-                object["available_tools"] = json!(&**available_tools);
+        let facts = match self {
+            ToolError::UnknownTool { name, suggestion, available_tools } => {
+                json!({ "name": name, "suggestion": suggestion, "available_tools": &**available_tools })
             }
-            ToolError::AmbiguousTool { candidates, .. } => object["candidates"] = json!(candidates),
-            ToolError::Denied { denied, .. } => object["denied"] = json!(denied),
-            ToolError::InvalidArguments { expected_parameters: Some(expected), .. } => {
-                object["expected_parameters"] = json!(expected);
+            ToolError::AmbiguousTool { name, candidates } => json!({ "name": name, "candidates": candidates }),
+            ToolError::InvalidArguments { tool, problem, expected_parameters } => {
+                let mut facts = json!({ "tool": tool, "problem": problem });
+                if let Some(expected) = expected_parameters {
+                    facts["expected_parameters"] = json!(expected);
+                }
+                facts
             }
-            _ => {}
+            ToolError::InvalidValue { tool, path, expected, got } => {
+                json!({ "tool": tool, "path": path, "expected": expected, "got": got })
+            }
+            ToolError::ToolFailed { tool, message } => json!({ "tool": tool, "message": message }),
+            ToolError::Denied { tool, denied, message } => {
+                json!({ "tool": tool, "denied": denied, "message": message })
+            }
+            ToolError::Crashed { tool, reason } | ToolError::Unavailable { tool, reason } => {
+                json!({ "tool": tool, "reason": reason })
+            }
+            ToolError::TimedOut { tool, limit } => json!({ "tool": tool, "limit_ms": millis(*limit) }),
+            ToolError::OutOfMemory { tool, limit_bytes } | ToolError::ResultTooLarge { tool, limit_bytes } => {
+                json!({ "tool": tool, "limit_bytes": limit_bytes })
+            }
+            ToolError::Busy { tool, running, queued, waited } => {
+                json!({ "tool": tool, "running": running, "queued": queued, "waited_ms": millis(*waited) })
+            }
+            ToolError::ServerFailed { tool, server, reason, retry } => {
+                json!({ "tool": tool, "server": server, "reason": reason, "retry": retry })
+            }
+        };
+        if let (Some(object), Value::Object(facts)) = (object.as_object_mut(), facts) {
+            object.extend(facts);
         }
         object
     }
+}
+
+/// A duration in whole milliseconds, saturating (a limit is never near `u64::MAX` ms).
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Why a host could not be built or a plugin could not be loaded.

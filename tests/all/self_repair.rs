@@ -94,6 +94,8 @@ fn an_unknown_name_gets_the_sorted_inventory() {
         json!({
             "error": format!("Tool 'totally_made_up_tool' not found. {INVENTORY}"),
             "kind": "unknown_tool",
+            "name": "totally_made_up_tool",
+            "suggestion": null,
             "available_tools": ["calculator", "web_search"],
         })
     );
@@ -228,7 +230,10 @@ fn an_unexpected_argument_names_it_and_lists_the_parameters() {
 fn the_tools_own_error_comes_back_unchanged_without_a_hint() {
     let error = first_run().call("web_search", &json!({"query": ""})).expect_err("tool error");
     assert_eq!(error.to_string(), "query must not be empty");
-    assert_eq!(error.to_json(), json!({"error": "query must not be empty", "kind": "tool_failed"}));
+    assert_eq!(
+        error.to_json(),
+        json!({"error": "query must not be empty", "kind": "tool_failed", "tool": "web_search", "message": "query must not be empty"})
+    );
 }
 
 #[test]

@@ -24,7 +24,7 @@ use wasmtime::component::Val;
 pub use schema::SchemaBinder;
 pub(crate) use text::parse_repaired as read_json_text;
 pub(crate) use value::to_val;
-pub(crate) use wording::{json_kind, shorten_text};
+pub(crate) use wording::{not_an_object, shorten_text};
 
 use crate::error::ToolError;
 use crate::tool::names::match_name;
@@ -79,10 +79,7 @@ fn arguments_object<'a>(spec: &ToolSpec, arguments: &'a Value) -> Result<&'a Map
     match arguments {
         Value::Object(map) => Ok(map),
         Value::Null => Ok(&EMPTY),
-        other => Err(invalid_arguments(
-            spec,
-            format!("arguments for '{}' must be a JSON object, got {}", spec.name, json_kind(other)),
-        )),
+        other => Err(invalid_arguments(spec, not_an_object(&spec.name, other))),
     }
 }
 

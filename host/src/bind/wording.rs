@@ -41,6 +41,12 @@ pub(crate) fn snake_list<S: AsRef<str>>(wit_names: &[S]) -> String {
     python_list(&snake_names(wit_names))
 }
 
+/// The sentence for arguments that are not an object: the model must send one key
+/// per parameter.
+pub(crate) fn not_an_object(tool: &str, arguments: &Value) -> String {
+    format!("Tool '{tool}' takes its arguments as a JSON object (one key per parameter), got {}.", json_kind(arguments))
+}
+
 /// A JSON value's kind, with its article: `an array`.
 pub(crate) fn json_kind(value: &Value) -> &'static str {
     match value {

@@ -224,9 +224,7 @@ fn resolve(registry: &Registry, written: Written) -> ExtractedCall {
 /// The arguments to `tool` as an object: given as one, as a string of JSON
 /// (repaired), or absent (none); else the sentence saying what is wrong.
 fn arguments(tool: &str, written: Option<Value>) -> Result<(Value, Option<String>), String> {
-    let not_an_object = |other: &Value| {
-        format!("The arguments for '{tool}' must be a JSON object, got {}.", crate::bind::json_kind(other))
-    };
+    let not_an_object = |other: &Value| crate::bind::not_an_object(tool, other);
     match written {
         None | Some(Value::Null) => Ok((Value::Object(Map::new()), None)),
         Some(object @ Value::Object(_)) => Ok((object, None)),

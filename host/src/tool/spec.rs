@@ -162,6 +162,16 @@ impl ToolSpec {
         }
     }
 
+    /// The JSON Schema of the value a successful call returns (what [`crate::Host::call`]
+    /// gives back); `None` when it returns nothing. (An MCP server's tool: the
+    /// server's output schema, if it sent one.)
+    pub fn result_schema(&self) -> Option<Value> {
+        if let ToolOrigin::McpServer { output_schema, .. } = &self.origin {
+            return output_schema.clone();
+        }
+        self.success_type().map(type_schema)
+    }
+
     /// The JSON Schema of [`ToolSpec::structured_result`]: a record result's own
     /// schema, any other result wrapped as `{"result": …}`; `None` when the tool
     /// returns nothing on success. (An MCP server's tool: the server's own, if any.)

@@ -36,7 +36,7 @@ use jsonschema::error::ValidationErrorKind;
 use jsonschema::{ValidationError, Validator};
 use serde_json::{Map, Value};
 
-use super::wording::{json_kind, misfit};
+use super::wording::{misfit, not_an_object};
 use super::{called_twice, text};
 use crate::error::ToolError;
 use crate::tool::ExpectedParameters;
@@ -92,8 +92,7 @@ impl SchemaBinder {
             Value::Object(map) => map,
             Value::Null => &Map::new(),
             other => {
-                let problem = format!("arguments for '{tool}' must be a JSON object, got {}", json_kind(other));
-                return Err(self.invalid_arguments(tool, problem));
+                return Err(self.invalid_arguments(tool, not_an_object(tool, other)));
             }
         };
         let arguments = Value::Object(given.clone());

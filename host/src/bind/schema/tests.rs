@@ -76,7 +76,7 @@ fn missing_and_unexpected_parameters_are_listed_with_what_the_tool_takes() {
     );
     assert_eq!(
         refusal(&search(), json!(["orbits"])),
-        format!("arguments for 'search' must be a JSON object, got an array {EXPECTED}")
+        format!("Tool 'search' takes its arguments as a JSON object (one key per parameter), got an array. {EXPECTED}")
     );
 }
 
