@@ -1,0 +1,294 @@
+//! `toolhost.Host`: the library's `Host` for Python. Every call converts its arguments
+//! under the GIL, then releases it while the tool runs, so threads call in parallel.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use serde_json::Value;
+use toolhost::{CallOutcome, ToolError, ToolFormat};
+
+use crate::convert::{self, Unsendable};
+use crate::errors;
+use crate::types::{PyCallOutcome, PyExtractedCall, PyExtraction, PyLimits, PyTool};
+
+/// A set of sandboxed WebAssembly tools, loaded from plugin folders or component files.
+///
+/// Safe to share between threads; each call runs in a fresh instance of its component.
+#[pyclass(name = "Host", module = "toolhost", frozen)]
+pub(crate) struct PyHost {
+    host: toolhost::Host,
+}
+
+/// Where the tools come from: one folder, or a list of folders and `.wasm` files.
+#[derive(FromPyObject)]
+enum Plugins {
+    One(PathBuf),
+    Many(Vec<PathBuf>),
+}
+
+#[pymethods]
+impl PyHost {
+    /// Loads every component in `plugins` (a folder, or a list of folders and `.wasm`
+    /// files). Compiled components are cached in `cache_dir` (default
+    /// `~/.cache/toolhost`; `cache=False` for none). With `watch=True` the folders are
+    /// watched and changes load while the host serves. Raises `LoadError`.
+    #[new]
+    #[pyo3(signature = (plugins, *, cache_dir=None, cache=true, watch=false, limits=None))]
+    fn new(
+        py: Python<'_>,
+        plugins: Plugins,
+        cache_dir: Option<PathBuf>,
+        cache: bool,
+        watch: bool,
+        limits: Option<PyRef<'_, PyLimits>>,
+    ) -> PyResult<Self> {
+        let mut builder = toolhost::Host::builder().watch(watch);
+        let paths = match plugins {
+            Plugins::One(path) => vec![path],
+            Plugins::Many(paths) => paths,
+        };
+        for path in paths {
+            builder = if path.is_file() { builder.component_file(path) } else { builder.plugin_dir(path) };
+        }
+        builder = match (cache, cache_dir) {
+            (false, Some(_)) => return Err(PyValueError::new_err("cache=False and a cache_dir contradict each other")),
+            (false, None) => builder.no_cache(),
+            (true, Some(dir)) => builder.cache_dir(dir),
+            (true, None) => builder,
+        };
+        if let Some(limits) = limits {
+            builder = builder.limits(limits.limits);
+        }
+        let host = py.detach(|| builder.build()).map_err(|e| errors::load_error(py, &e))?;
+        Ok(PyHost { host })
+    }
+
+    /// Every active tool, sorted by name.
+    fn tools(&self) -> Vec<PyTool> {
+        self.host.tools().into_iter().map(|spec| PyTool { spec }).collect()
+    }
+
+    /// The active tool registered under exactly `name`, or None.
+    fn tool(&self, name: &str) -> Option<PyTool> {
+        self.host.tool(name).map(|spec| PyTool { spec })
+    }
+
+    /// Calls a tool by the name a model sent, with the model's arguments (a dict;
+    /// None for none). Returns the result as Python values; raises
+    /// `ToolExecutionError` with the corrective message for the model.
+    #[pyo3(signature = (name, arguments=None))]
+    fn call<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        arguments: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let outcome = self.dispatch_json(py, name, arguments)?;
+        match outcome.result {
+            Ok(value) => convert::to_python(py, &value),
+            Err(error) => Err(errors::tool_error(py, &error)),
+        }
+    }
+
+    /// Calls a tool with the argument text a model wrote: strict JSON first, then a
+    /// conservative repair (code fences, trailing commas, single quotes, unquoted
+    /// keys, missing closing brackets).
+    fn call_text<'py>(&self, py: Python<'py>, name: &str, arguments: &str) -> PyResult<Bound<'py, PyAny>> {
+        match py.detach(|| self.host.call_text(name, arguments)) {
+            Ok(value) => convert::to_python(py, &value),
+            Err(error) => Err(errors::tool_error(py, &error)),
+        }
+    }
+
+    /// Like `call`, but returns a `CallOutcome` (which tool ran, the repaired name,
+    /// the value or the error) instead of raising.
+    #[pyo3(signature = (name, arguments=None))]
+    fn dispatch(&self, py: Python<'_>, name: &str, arguments: Option<&Bound<'_, PyAny>>) -> PyResult<PyCallOutcome> {
+        let outcome = self.dispatch_json(py, name, arguments)?;
+        PyCallOutcome::new(py, outcome)
+    }
+
+    /// Like `call_text`, returning a `CallOutcome`.
+    fn dispatch_text(&self, py: Python<'_>, name: &str, arguments: &str) -> PyResult<PyCallOutcome> {
+        let outcome = py.detach(|| self.host.dispatch_text(name, arguments));
+        PyCallOutcome::new(py, outcome)
+    }
+
+    /// `call` for asyncio: returns an awaitable; the tool runs on a worker thread, so
+    /// the event loop is never blocked. Call it from a running event loop.
+    #[pyo3(signature = (name, arguments=None))]
+    fn call_async<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        arguments: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let asyncio = py.import("asyncio")?;
+        let event_loop = asyncio.call_method0("get_running_loop")?;
+        let future = event_loop.call_method0("create_future")?;
+        let json = match arguments_json(arguments) {
+            Ok(json) => json,
+            Err(error) => {
+                future.call_method1("set_exception", (unsendable_error(py, name, error).value(py),))?;
+                return Ok(future);
+            }
+        };
+        let (host, name) = (self.host.clone(), name.to_owned());
+        let (event_loop, pending) = (event_loop.unbind(), future.clone().unbind());
+        worker_pool()?.spawn_blocking(move || {
+            let outcome = host.dispatch(&name, &json);
+            Python::attach(|py| settle(py, &event_loop, &pending, outcome));
+        });
+        Ok(future)
+    }
+
+    /// Every active tool's definition in a model provider's format, as a list:
+    /// `openai`, `openai-responses`, `anthropic` or `mcp`.
+    #[pyo3(signature = (format="openai"))]
+    fn tool_definitions<'py>(&self, py: Python<'py>, format: &str) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_python(py, &self.host.tool_definitions(tool_format(format)?))
+    }
+
+    /// A host whose tools are only `names`; it shares this host's components. A name
+    /// that is no tool's raises `ToolsetError` with the nearest name as a hint.
+    fn toolset(&self, py: Python<'_>, names: Vec<String>) -> PyResult<PyHost> {
+        let host = self.host.toolset(&names).map_err(|e| errors::toolset_error(py, &e))?;
+        Ok(PyHost { host })
+    }
+
+    /// One plain Python function per tool, with a signature built from the tool's
+    /// parameters and a docstring from its description, for agent frameworks that
+    /// take functions as tools. Calling one runs the tool; a failure raises
+    /// `ToolExecutionError`, or with `errors="return"` comes back as its `to_dict()`.
+    #[pyo3(signature = (errors="raise"))]
+    fn functions<'py>(slf: &Bound<'py, Self>, errors: &str) -> PyResult<Bound<'py, PyList>> {
+        let py = slf.py();
+        let functions = py.import("toolhost._functions")?.call_method1("tool_functions", (slf, errors))?;
+        Ok(functions.cast_into::<PyList>()?)
+    }
+
+    /// The tool calls a model wrote into its reply text (`<tool_call>` tags,
+    /// `<|python_tag|>`, `[TOOL_CALLS]`, `<function=…>`, ReAct `Action:` lines, or the
+    /// whole reply as one JSON object); run each with `dispatch_call`.
+    fn extract_calls(&self, py: Python<'_>, reply: &str) -> PyResult<PyExtraction> {
+        let extraction = py.detach(|| self.host.extract_calls(reply));
+        PyExtraction::new(py, extraction)
+    }
+
+    /// Runs a call `extract_calls` found, as `dispatch` would; a rejected one comes
+    /// back as its error, and nothing runs.
+    fn dispatch_call(&self, py: Python<'_>, call: &Bound<'_, PyExtractedCall>) -> PyResult<PyCallOutcome> {
+        let call = &call.get().call;
+        let outcome = py.detach(|| self.host.dispatch_call(call));
+        PyCallOutcome::new(py, outcome)
+    }
+
+    /// Rescans the plugin folders now; returns whether anything changed. Raises
+    /// `LoadError` when a folder cannot be read.
+    fn reload(&self, py: Python<'_>) -> PyResult<bool> {
+        py.detach(|| self.host.reload()).map_err(|e| errors::load_error(py, &e))
+    }
+
+    /// What the last load did: `{"components": [...], "warnings": [...]}`.
+    fn load_report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        crate::types::load_report(py, &self.host.load_report())
+    }
+
+    /// The warnings of the last load: files skipped, manifest entries not applied.
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.host.load_report().warnings
+    }
+
+    fn __len__(&self) -> usize {
+        self.host.tools().len()
+    }
+
+    fn __contains__(&self, name: &str) -> bool {
+        self.host.tool(name).is_some()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Host({} tools)", self.host.tools().len())
+    }
+}
+
+impl PyHost {
+    /// Converts the arguments, then runs the call with the GIL released.
+    fn dispatch_json(&self, py: Python<'_>, name: &str, arguments: Option<&Bound<'_, PyAny>>) -> PyResult<CallOutcome> {
+        let json = arguments_json(arguments).map_err(|error| unsendable_error(py, name, error))?;
+        Ok(py.detach(|| self.host.dispatch(name, &json)))
+    }
+}
+
+/// The arguments as JSON; none at all is an empty object.
+fn arguments_json(arguments: Option<&Bound<'_, PyAny>>) -> Result<Value, Unsendable> {
+    match arguments {
+        None => Ok(Value::Object(Default::default())),
+        Some(arguments) => convert::to_json(arguments),
+    }
+}
+
+/// A value that cannot be sent: a NaN is a model's slip (a corrective message), any
+/// other is the program's `TypeError`.
+fn unsendable_error(py: Python<'_>, name: &str, error: Unsendable) -> PyErr {
+    match error {
+        Unsendable::NotFinite { path, value } => {
+            let error = ToolError::InvalidValue {
+                tool: name.to_owned(),
+                path: path.trim_matches('\'').to_owned(),
+                expected: "a finite number (JSON has no NaN or infinity)".into(),
+                got: format!("{value}"),
+            };
+            errors::tool_error(py, &error)
+        }
+        Unsendable::Type(error) => error,
+    }
+}
+
+/// Resolves an asyncio future from a worker thread, unless it was cancelled or its
+/// loop has closed (then nobody is waiting for the result).
+fn settle(py: Python<'_>, event_loop: &Py<PyAny>, future: &Py<PyAny>, outcome: CallOutcome) {
+    let resolve = |method: &str, value: Bound<'_, PyAny>| -> PyResult<()> {
+        let setter = py.import("toolhost._errors")?.getattr("settle_future")?;
+        event_loop.bind(py).call_method1("call_soon_threadsafe", (setter, future, method, value))?;
+        Ok(())
+    };
+    let value = match &outcome.result {
+        Ok(value) => convert::to_python(py, value).map(|v| ("set_result", v)),
+        Err(error) => errors::tool_error_value(py, error).map(|e| ("set_exception", e)),
+    };
+    let resolved = match value {
+        Ok((method, value)) => resolve(method, value),
+        Err(failure) => resolve("set_exception", failure.into_value(py).into_bound(py).into_any()),
+    };
+    // Only a closed loop fails here: nothing is waiting, so there is nobody to tell.
+    drop(resolved);
+}
+
+/// The threads `call_async` runs tools on: tokio's blocking pool, started once.
+fn worker_pool() -> PyResult<&'static tokio::runtime::Handle> {
+    static POOL: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    let runtime = POOL.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("toolhost-call")
+            .build()
+            .map_err(|e| e.to_string())
+    });
+    match runtime {
+        Ok(runtime) => Ok(runtime.handle()),
+        Err(reason) => Err(PyRuntimeError::new_err(format!("toolhost: cannot start the call threads: {reason}"))),
+    }
+}
+
+/// A format name as `ToolFormat`, or a `ValueError` listing the names.
+pub(crate) fn tool_format(name: &str) -> PyResult<ToolFormat> {
+    ToolFormat::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = ToolFormat::ALL.iter().map(|f| f.name()).collect();
+        PyValueError::new_err(format!("unknown format '{name}': use one of {}", names.join(", ")))
+    })
+}

@@ -1,0 +1,26 @@
+//! `toolhost._native`: the toolhost library for Python, through PyO3. The package's
+//! Python half (`toolhost/`) re-exports these classes and adds the exceptions and
+//! `Host.functions()`'s signatures; nothing of the host is implemented twice.
+//!
+//! - `host`: the `Host` class (loading, calls, toolsets, definitions, extraction)
+//! - `types`: `Limits`, `Tool`, `CallOutcome`, `Extraction`, `ExtractedCall`
+//! - `convert`: Python values ↔ JSON
+//! - `errors`: the library's errors as the package's exceptions
+
+mod convert;
+mod errors;
+mod host;
+mod types;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<host::PyHost>()?;
+    module.add_class::<types::PyLimits>()?;
+    module.add_class::<types::PyTool>()?;
+    module.add_class::<types::PyCallOutcome>()?;
+    module.add_class::<types::PyExtraction>()?;
+    module.add_class::<types::PyExtractedCall>()?;
+    Ok(())
+}

@@ -1,0 +1,336 @@
+//! The values the Python `Host` hands out and takes: `Limits`, `Tool`, `CallOutcome`,
+//! `Extraction` and `ExtractedCall`, each a thin read-only view of the library's type.
+
+use std::time::Duration;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use serde_json::json;
+use toolhost::{CallOutcome, ExtractedCall, Extraction, ToolSpec};
+
+use crate::{convert, errors};
+
+/// Resource limits for one call: time, memory, captured output and result size.
+#[pyclass(name = "Limits", module = "toolhost", frozen, eq)]
+#[derive(Clone, PartialEq)]
+pub(crate) struct PyLimits {
+    pub(crate) limits: toolhost::Limits,
+}
+
+#[pymethods]
+impl PyLimits {
+    /// Limits for each call; anything left out keeps the library's default
+    /// (10 s, 256 MiB, 64 KiB of output, 1 MiB of result).
+    #[new]
+    #[pyo3(signature = (*, time_ms=None, memory_mb=None, output_kb=None, result_kb=None))]
+    fn new(
+        time_ms: Option<u64>,
+        memory_mb: Option<u64>,
+        output_kb: Option<usize>,
+        result_kb: Option<usize>,
+    ) -> PyResult<Self> {
+        let mut limits = toolhost::Limits::default();
+        if let Some(ms) = time_ms {
+            limits.time = Duration::from_millis(positive(ms, "time_ms")?);
+        }
+        if let Some(mb) = memory_mb {
+            limits.memory_bytes = positive(mb, "memory_mb")?.saturating_mul(1 << 20);
+        }
+        if let Some(kb) = output_kb {
+            limits.output_bytes = kb.saturating_mul(1 << 10);
+        }
+        if let Some(kb) = result_kb {
+            limits.result_bytes = (positive(kb as u64, "result_kb")? as usize).saturating_mul(1 << 10);
+        }
+        Ok(PyLimits { limits })
+    }
+
+    /// Wall-clock time a call may take, in milliseconds.
+    #[getter]
+    fn time_ms(&self) -> u128 {
+        self.limits.time.as_millis()
+    }
+
+    /// Memory one call's instance may grow to, in bytes.
+    #[getter]
+    fn memory_bytes(&self) -> u64 {
+        self.limits.memory_bytes
+    }
+
+    /// Bytes of stdout and of stderr kept per call.
+    #[getter]
+    fn output_bytes(&self) -> usize {
+        self.limits.output_bytes
+    }
+
+    /// Largest result, as JSON text, in bytes.
+    #[getter]
+    fn result_bytes(&self) -> usize {
+        self.limits.result_bytes
+    }
+
+    fn __repr__(&self) -> String {
+        let l = &self.limits;
+        format!(
+            "Limits(time_ms={}, memory_bytes={}, output_bytes={}, result_bytes={})",
+            l.time.as_millis(),
+            l.memory_bytes,
+            l.output_bytes,
+            l.result_bytes
+        )
+    }
+}
+
+fn positive(value: u64, name: &str) -> PyResult<u64> {
+    if value == 0 {
+        return Err(PyValueError::new_err(format!("{name} must be at least 1")));
+    }
+    Ok(value)
+}
+
+/// One tool as the model sees it.
+#[pyclass(name = "Tool", module = "toolhost", frozen)]
+pub(crate) struct PyTool {
+    pub(crate) spec: ToolSpec,
+}
+
+#[pymethods]
+impl PyTool {
+    /// The name the model calls it by.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    /// The component (or MCP server) it belongs to.
+    #[getter]
+    fn component(&self) -> &str {
+        &self.spec.component
+    }
+
+    /// What it does, for the model.
+    #[getter]
+    fn description(&self) -> &str {
+        &self.spec.description
+    }
+
+    /// A human-readable name.
+    #[getter]
+    fn title(&self) -> &str {
+        &self.spec.title
+    }
+
+    /// The JSON Schema of its arguments (an object schema), as a dict.
+    #[getter]
+    fn parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_python(py, &self.spec.parameters_schema())
+    }
+
+    /// The JSON Schema of its result, or None when it returns nothing.
+    #[getter]
+    fn result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_python(py, &self.spec.result_schema().unwrap_or_default())
+    }
+
+    /// What it can touch, derived from its sandbox: `read_only`, `destructive`,
+    /// `idempotent` and `open_world`, as MCP's tool annotations mean them.
+    #[getter]
+    fn annotations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let a = &self.spec.annotations;
+        let hints = json!({
+            "read_only": a.read_only, "destructive": a.destructive,
+            "idempotent": a.idempotent, "open_world": a.open_world,
+        });
+        convert::to_python(py, &hints)
+    }
+
+    /// Whether it runs in the host's sandbox (False for an MCP server's tool).
+    #[getter]
+    fn sandboxed(&self) -> bool {
+        self.spec.sandboxed()
+    }
+
+    /// Its definition in a model provider's format (see `Host.tool_definitions`).
+    fn definition<'py>(&self, py: Python<'py>, format: &str) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_python(py, &self.spec.definition(crate::host::tool_format(format)?))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Tool(name={:?}, component={:?})", self.spec.name, self.spec.component)
+    }
+}
+
+/// What a call did: which tool ran (after any repair), and its value or error.
+#[pyclass(name = "CallOutcome", module = "toolhost", frozen)]
+pub(crate) struct PyCallOutcome {
+    /// The registered name of the tool that ran, or None when the name did not resolve.
+    #[pyo3(get)]
+    tool: Option<String>,
+    /// The name the model sent, when it was repaired into `tool`.
+    #[pyo3(get)]
+    repaired_from: Option<String>,
+    /// The result as Python values (None when the call failed).
+    #[pyo3(get)]
+    value: Py<PyAny>,
+    /// The `ToolExecutionError` (not raised), or None when the call succeeded.
+    #[pyo3(get)]
+    error: Option<Py<PyAny>>,
+}
+
+impl PyCallOutcome {
+    pub(crate) fn new(py: Python<'_>, outcome: CallOutcome) -> PyResult<Self> {
+        let (value, error) = match &outcome.result {
+            Ok(value) => (convert::to_python(py, value)?.unbind(), None),
+            Err(error) => (py.None(), Some(errors::tool_error_value(py, error)?.unbind())),
+        };
+        Ok(PyCallOutcome { tool: outcome.tool, repaired_from: outcome.repaired_from, value, error })
+    }
+}
+
+#[pymethods]
+impl PyCallOutcome {
+    /// Whether the call succeeded.
+    #[getter]
+    fn ok(&self) -> bool {
+        self.error.is_none()
+    }
+
+    /// The value, or raises the error.
+    fn unwrap(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match &self.error {
+            Some(error) => Err(PyErr::from_value(error.bind(py).clone())),
+            None => Ok(self.value.clone_ref(py)),
+        }
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let shown = |object: &Py<PyAny>| object.bind(py).repr().map(|r| r.to_string()).unwrap_or_default();
+        match &self.error {
+            Some(error) => format!("CallOutcome(tool={:?}, error={})", self.tool, shown(error)),
+            None => format!("CallOutcome(tool={:?}, value={})", self.tool, shown(&self.value)),
+        }
+    }
+}
+
+/// The tool calls a model wrote into its reply text (see `Host.extract_calls`).
+#[pyclass(name = "Extraction", module = "toolhost", frozen)]
+pub(crate) struct PyExtraction {
+    /// The calls, each resolved to one tool, in the order written.
+    #[pyo3(get)]
+    calls: Vec<Py<PyExtractedCall>>,
+    /// What was written like a call but is not one, each with its `error`.
+    #[pyo3(get)]
+    rejected: Vec<Py<PyExtractedCall>>,
+    summary: String,
+}
+
+impl PyExtraction {
+    pub(crate) fn new(py: Python<'_>, extraction: Extraction) -> PyResult<Self> {
+        let wrap = |calls: Vec<ExtractedCall>| -> PyResult<Vec<Py<PyExtractedCall>>> {
+            calls.into_iter().map(|call| Py::new(py, PyExtractedCall { call })).collect()
+        };
+        let summary = extraction.summary();
+        Ok(PyExtraction { calls: wrap(extraction.calls)?, rejected: wrap(extraction.rejected)?, summary })
+    }
+}
+
+#[pymethods]
+impl PyExtraction {
+    /// A line saying what was found, e.g. `2 calls, 1 rejected`.
+    fn summary(&self) -> &str {
+        &self.summary
+    }
+
+    fn __len__(&self) -> usize {
+        self.calls.len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Extraction({})", self.summary)
+    }
+}
+
+/// One call found in a reply; run it with `Host.dispatch_call`.
+#[pyclass(name = "ExtractedCall", module = "toolhost", frozen)]
+pub(crate) struct PyExtractedCall {
+    pub(crate) call: ExtractedCall,
+}
+
+#[pymethods]
+impl PyExtractedCall {
+    /// The name as the model wrote it.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.call.name
+    }
+
+    /// The registered tool it resolves to, or None when its name does not resolve.
+    #[getter]
+    fn tool(&self) -> Option<&str> {
+        self.call.tool.as_deref()
+    }
+
+    /// The arguments, as Python values.
+    #[getter]
+    fn arguments<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_python(py, &self.call.arguments)
+    }
+
+    /// Where in the reply it was written, as (start, end) offsets into its UTF-8 bytes.
+    #[getter]
+    fn span(&self) -> (usize, usize) {
+        (self.call.span.start, self.call.span.end)
+    }
+
+    /// How it was written: `tool_call_tag`, `python_tag`, `mistral`, `function_tag`,
+    /// `react` or `bare_json`.
+    #[getter]
+    fn dialect(&self) -> PyResult<String> {
+        match serde_json::to_value(self.call.dialect) {
+            Ok(serde_json::Value::String(name)) => Ok(name),
+            _ => Err(PyValueError::new_err("toolhost: a dialect without a name")),
+        }
+    }
+
+    /// What was repaired to read it.
+    #[getter]
+    fn repairs(&self) -> Vec<String> {
+        self.call.repairs.clone()
+    }
+
+    /// Why it is not a call (a `ToolExecutionError`, not raised), or None.
+    #[getter]
+    fn error<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.call.rejected.as_ref().map(|error| errors::tool_error_value(py, error)).transpose()
+    }
+
+    /// The call as a dict, as the library serialises it.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let json = serde_json::to_value(&self.call).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        convert::to_python(py, &json)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "ExtractedCall(name={:?}, tool={:?}, arguments={})",
+            self.call.name, self.call.tool, self.call.arguments
+        )
+    }
+}
+
+/// `{"name": …, "path": …, "tools": …, "compiled": …, "elapsed_ms": …}` per component, and the warnings.
+pub(crate) fn load_report<'py>(py: Python<'py>, report: &toolhost::LoadReport) -> PyResult<Bound<'py, PyDict>> {
+    let components: Vec<serde_json::Value> = report
+        .components
+        .iter()
+        .map(|c| {
+            json!({
+                "name": c.name, "path": c.path.display().to_string(), "tools": c.tools,
+                "compiled": c.compiled, "elapsed_ms": c.elapsed.as_secs_f64() * 1000.0,
+            })
+        })
+        .collect();
+    let json = json!({ "components": components, "warnings": report.warnings });
+    Ok(convert::to_python(py, &json)?.cast_into::<PyDict>()?)
+}
