@@ -21,22 +21,26 @@ def web_search(text: str) -> str:
     return text
 
 
+def reset(agent) -> None:
+    """Forgets the calls so far, as a new turn would: the loop guard (created again on
+    the next call), the loop detector's history, the doom-loop tracker and the tool
+    circuit breakers. Left alone they stop a run of identical calls."""
+    agent._loop_guard = None
+    if getattr(agent, "_loop_detector_history", None) is not None:
+        agent._loop_detector_history.clear()
+    if getattr(agent, "_doom_loop_tracker", None) is not None:
+        agent._doom_loop_tracker = None
+    agent._cleanup_circuit_breakers()
+
+
 def main() -> None:
     calls = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
     agent = Agent(name="Bench", instructions="Benchmark", tools=[web_search])
 
-    def reset() -> None:
-        agent._loop_guard = None
-        if getattr(agent, "_loop_detector_history", None) is not None:
-            agent._loop_detector_history.clear()
-        if getattr(agent, "_doom_loop_tracker", None) is not None:
-            agent._doom_loop_tracker = None
-        agent._cleanup_circuit_breakers()
-
     def median_us(name: str) -> float:
         samples = []
         for _ in range(calls):
-            reset()
+            reset(agent)
             started = time.perf_counter_ns()
             result = agent.execute_tool(name, {"text": "hello"})
             samples.append(time.perf_counter_ns() - started)

@@ -26,3 +26,5 @@ fi
 cargo test --workspace --locked --no-run "$@"
 TOOLHOST_CACHE_DIR=target/test-cache target/debug/toolhost list --plugins target/plugins >/dev/null
 cargo test --workspace --locked "$@"
+# The Python package, through pip and pytest (python/tests), with the same guests and cache.
+scripts/test-python.sh

@@ -95,3 +95,16 @@ def test_reload_picks_up_a_new_component(tmp_path):
     shutil.copy(PLUGINS / "units.wasm", tmp_path / "units.wasm")
     assert host.reload() is True
     assert host.call("convert", {"value": 1, "from": "kilometer", "to": "meter"}) == 1000.0
+
+
+def test_a_watched_folder_loads_a_new_component_while_serving(tmp_path):
+    import time
+
+    shutil.copy(PLUGINS / "calculator.wasm", tmp_path / "calculator.wasm")
+    host = toolhost.Host(tmp_path, cache_dir=CACHE, watch=True)
+    shutil.copy(PLUGINS / "units.wasm", tmp_path / "units.wasm")
+    deadline = time.monotonic() + 30
+    while "convert" not in host and time.monotonic() < deadline:
+        assert host.call("gcd", {"a": 6, "b": 4}) == 2  # serving meanwhile
+        time.sleep(0.05)
+    assert host.call("convert", {"value": 1, "from": "kilometer", "to": "meter"}) == 1000.0

@@ -269,3 +269,16 @@ def test_a_manifest_grant_is_honoured_and_its_edges_denied(tmp_path):
         host.call("write_path", {"path": "/data/new.txt", "contents": "x"})
     assert failure.value.kind == "denied", failure.value
     assert not (data / "new.txt").exists()
+
+
+def test_an_error_has_only_the_facts_of_a_tool_error(first_run):
+    with pytest.raises(toolhost.ToolExecutionError) as failure:
+        first_run.call("web_search", {"query": ""})
+    error = failure.value
+    assert error.path is None and error.limit_ms is None  # facts this failure does not have
+    with pytest.raises(AttributeError, match="has no attribute 'bogus'"):
+        error.bogus
+    import pickle
+
+    copy = pickle.loads(pickle.dumps(error))
+    assert (str(copy), copy.to_dict()) == (str(error), error.to_dict())

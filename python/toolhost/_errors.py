@@ -5,6 +5,13 @@ from typing import Any, Dict, List, Optional
 __all__ = ["ToolExecutionError", "LoadError", "ToolsetError"]
 
 
+# The facts a failure may carry (ToolError::to_json's keys besides "error").
+_FACTS = frozenset(
+    ("kind tool name suggestion available_tools candidates expected_parameters problem path expected got "
+     "message reason denied limit_ms limit_bytes running queued waited_ms server retry").split()
+)
+
+
 class ToolExecutionError(Exception):
     """A tool call failed. ``str(error)`` is the corrective message to hand back to the model.
 
@@ -13,7 +20,8 @@ class ToolExecutionError(Exception):
     (the tool that was called, when the name resolved), and, where the failure has them,
     ``name``, ``suggestion``, ``available_tools``, ``candidates``, ``expected_parameters``,
     ``problem``, ``path``, ``expected``, ``got``, ``message``, ``reason``, ``denied``,
-    ``limit_ms``, ``limit_bytes``, ``server`` and ``retry``; ``None`` where it does not.
+    ``limit_ms``, ``limit_bytes``, ``running``, ``queued``, ``waited_ms``, ``server`` and
+    ``retry``; ``None`` where it does not.
     """
 
     kind: str
@@ -32,6 +40,9 @@ class ToolExecutionError(Exception):
     denied: Optional[List[str]]
     limit_ms: Optional[int]
     limit_bytes: Optional[int]
+    running: Optional[int]
+    queued: Optional[int]
+    waited_ms: Optional[int]
     server: Optional[str]
     retry: Optional[bool]
 
@@ -43,9 +54,9 @@ class ToolExecutionError(Exception):
     def __getattr__(self, attribute: str) -> Any:
         # Only reached for attributes not set otherwise: the failure's facts, None
         # for one this kind of failure does not have.
-        if attribute.startswith("__") or attribute == "_details":
-            raise AttributeError(attribute)
-        return self._details.get(attribute)
+        if attribute in _FACTS:
+            return self._details.get(attribute)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {attribute!r}")
 
     def to_dict(self) -> Dict[str, Any]:
         """The structured form: ``{"error": message, "kind": ..., ...facts}``, as the Rust library's ``ToolError::to_json``."""
