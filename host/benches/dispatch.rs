@@ -62,6 +62,30 @@ fn parallel(c: &mut Criterion) {
     group.finish();
 }
 
+/// The latency an agent sees: one call after an idle gap of about a millisecond (an
+/// agent's calls do not come back-to-back), each timed alone; the gaps are not timed.
+fn paced(c: &mut Criterion) {
+    let host = echo_host();
+    let arguments = json!({"text": "hello"});
+    let mut group = c.benchmark_group("dispatch/paced");
+    // Criterion sizes a sample from the timed part only; every call also sleeps 1 ms,
+    // so a short measurement time keeps the whole run to seconds.
+    group.sample_size(20).measurement_time(Duration::from_secs(1)).warm_up_time(Duration::from_millis(300));
+    group.bench_function("1ms", |b| {
+        b.iter_custom(|iterations| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iterations {
+                std::thread::sleep(Duration::from_millis(1));
+                let started = Instant::now();
+                host.call("echo", &arguments).expect("echo");
+                spent += started.elapsed();
+            }
+            spent
+        })
+    });
+    group.finish();
+}
+
 /// Time for `iterations` calls spread over `threads` threads.
 fn calls_on_threads(host: &Host, threads: u64, iterations: u64) -> Duration {
     let arguments = json!({"text": "hello"});
@@ -144,5 +168,5 @@ fn extract(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dispatch, parallel, bind, load, extract);
+criterion_group!(benches, dispatch, paced, parallel, bind, load, extract);
 criterion_main!(benches);

@@ -66,9 +66,10 @@ mod tool;
 pub use error::{LoadError, ToolError};
 pub use extract::{Dialect, ExtractedCall, Extraction};
 pub use host::{CallOutcome, Host, HostBuilder};
+pub use invoke::PrewarmState;
 pub use load::{ComponentReport, LoadReport};
 pub use resolve::{Registry, Resolved, ToolsetError};
-pub use runtime::Capacity;
+pub use runtime::{Capacity, Prewarm};
 pub use sandbox::{DirGrant, Grants, HostPattern, HostPatternError, Limits};
 pub use tool::{
     Case, ExpectedParameters, Field, ParamSpec, ToolAnnotations, ToolFormat, ToolOrigin, ToolSpec, WitType,

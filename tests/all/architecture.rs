@@ -21,7 +21,7 @@ const STAGES: [(&str, &[&str]); 15] = [
     ("resolve", &["error", "lock", "tool"]),
     ("bind", &["error", "tool"]),
     ("extract", &["bind", "error", "resolve", "tool"]),
-    ("invoke", &["error", "runtime", "sandbox", "tool"]),
+    ("invoke", &["error", "lock", "runtime", "sandbox", "tool"]),
     ("remote", &["bind", "error", "load", "lock", "sys", "tool"]),
     (
         "host",

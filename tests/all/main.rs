@@ -20,6 +20,7 @@ mod mcp;
 mod mcp_servers;
 mod network;
 mod nginx;
+mod prewarm;
 mod self_repair;
 mod test_guests;
 mod trust;

@@ -12,8 +12,9 @@ use super::servers::Servers;
 use super::snapshot::Snapshot;
 use super::{Host, HostCore};
 use crate::error::LoadError;
+use crate::invoke::Warmer;
 use crate::load::{self, Cache, CacheError, Plugin, Progress};
-use crate::runtime::{Capacity, Runtime};
+use crate::runtime::{Capacity, Prewarm, Runtime};
 use crate::sandbox::{DirGrant, Grants, HostPattern, HostPatternError, Limits};
 use crate::tool::ToolAnnotations;
 
@@ -40,6 +41,7 @@ pub struct HostBuilder {
     watch: bool,
     pub(super) max_component_bytes: Option<u64>,
     capacity: Capacity,
+    prewarm: Prewarm,
 }
 
 impl HostBuilder {
@@ -156,6 +158,15 @@ impl HostBuilder {
         self
     }
 
+    /// How many instances are made before their call arrives (see [`Prewarm`] for the
+    /// defaults): a call then finds its instance ready, and its teardown happens
+    /// after it too, on a thread of the host's. Each instance still serves exactly one
+    /// call. `Prewarm { per_component: 0, .. }` makes every instance when its call comes.
+    pub fn prewarm(mut self, prewarm: Prewarm) -> Self {
+        self.prewarm = prewarm;
+        self
+    }
+
     /// The largest component file loaded (default 256 MiB); a larger one is skipped
     /// with a warning, without being read.
     pub fn max_component_bytes(mut self, bytes: u64) -> Self {
@@ -180,8 +191,10 @@ impl HostBuilder {
             Err(error) => (None, vec![error.to_string()]),
         };
         let watch = self.watch;
+        let warmer = Warmer::start(&runtime, self.prewarm);
         let core = Arc::new(HostCore {
             runtime,
+            warmer,
             settings: self,
             cache,
             standing_warnings,

@@ -18,7 +18,7 @@ pub use builder::HostBuilder;
 use crate::bind::{Arguments, bind};
 use crate::error::{LoadError, ToolError};
 use crate::extract::{ExtractedCall, Extraction, extract};
-use crate::invoke::{Invocation, invoke};
+use crate::invoke::{Invocation, PrewarmState, Warmer, invoke};
 use crate::load::{Cache, LoadReport};
 use crate::lock::lock;
 use crate::resolve::{Registry, Resolved, Toolset, ToolsetError};
@@ -57,6 +57,8 @@ pub struct Host {
 /// the current snapshot of the plugins, and what reloading them needs.
 struct HostCore {
     runtime: Runtime,
+    /// Prepares instances ahead of their calls and drops used ones.
+    warmer: Warmer,
     settings: HostBuilder,
     cache: Option<Cache>,
     /// Warnings that hold for every load (a cache that cannot be used).
@@ -143,6 +145,12 @@ impl Host {
     /// Every active tool's definition in a model provider's format, as a JSON array.
     pub fn tool_definitions(&self, format: ToolFormat) -> Value {
         Value::Array(self.registry().specs().map(|spec| spec.definition(format)).collect())
+    }
+
+    /// How many instances are ready for calls that have not arrived yet, and the
+    /// memory they hold (see [`HostBuilder::prewarm`]).
+    pub fn prewarmed(&self) -> PrewarmState {
+        self.core.warmer.state()
     }
 
     /// What the last load or reload did: components loaded (compiled or cached) and warnings.
@@ -284,10 +292,9 @@ impl Host {
         let call = Invocation {
             tool: &resolved.name,
             component: &served.plugin.name,
-            pre: &served.plugin.pre,
+            warm: &served.warm,
             export: &found.export,
             result: found.spec.result.as_ref(),
-            grants: &served.grants,
             limits: &served.limits,
         };
         invoke(&self.core.runtime, &call, &args)

@@ -17,6 +17,7 @@ use super::builder::annotate;
 use super::servers::ServedServer;
 use super::snapshot::{ServedComponent, Snapshot};
 use crate::error::LoadError;
+use crate::invoke::Recipe;
 use crate::load::{LoadedFile, Version, fingerprint, load_all, load_file, plugin_files, server_fingerprint};
 use crate::lock::lock;
 
@@ -174,7 +175,9 @@ impl HostCore {
         let mut plugin = loaded.plugin;
         let (grants, limits) = self.settings.settings_for(&plugin);
         annotate(&mut plugin, &grants);
+        let recipe = Recipe { component: plugin.name.clone(), pre: plugin.pre.clone(), grants: grants.clone(), limits };
         ServedComponent {
+            warm: self.warmer.pool(&self.runtime, recipe),
             plugin: Arc::new(plugin),
             grants,
             limits,

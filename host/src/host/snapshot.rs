@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::servers::ServedServer;
+use crate::invoke::WarmPool;
 use crate::load::{ComponentReport, FoundTool, LoadReport, Plugin, Version};
 use crate::resolve::{Registry, ToolRef};
 use crate::sandbox::{Grants, Limits};
@@ -30,6 +31,8 @@ pub(super) struct Snapshot {
 #[derive(Clone)]
 pub(super) struct ServedComponent {
     pub(super) plugin: Arc<Plugin>,
+    /// Its ready instances; kept with it by a reload that keeps it, dropped with it.
+    pub(super) warm: Arc<WarmPool>,
     pub(super) grants: Grants,
     pub(super) limits: Limits,
     pub(super) source: PathBuf,

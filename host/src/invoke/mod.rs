@@ -5,20 +5,22 @@
 mod crash;
 mod outcome;
 mod result;
+mod warm;
 
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
 use serde_json::Value;
-use wasmtime::Store;
-use wasmtime::component::{ComponentExportIndex, InstancePre, Val};
+use wasmtime::component::{ComponentExportIndex, Val};
 
 use crate::error::ToolError;
 use crate::runtime::Runtime;
-use crate::sandbox::{CallState, Grants, Limits};
+use crate::sandbox::{CallState, Limits};
 use crate::tool::WitType;
 use outcome::{busy_error, classify_failure, convert_result, explain_denials};
+pub use warm::PrewarmState;
+pub(crate) use warm::{Recipe, WarmPool, Warmer};
 
 /// Everything needed to run one tool's function once.
 pub(crate) struct Invocation<'a> {
@@ -26,14 +28,12 @@ pub(crate) struct Invocation<'a> {
     pub(crate) tool: &'a str,
     /// The component's name, for log lines.
     pub(crate) component: &'a Arc<str>,
-    /// The pre-linked component.
-    pub(crate) pre: &'a InstancePre<CallState>,
+    /// The component's instances: ready ones, and what to make one from.
+    pub(crate) warm: &'a WarmPool,
     /// Where the function is.
     pub(crate) export: &'a ComponentExportIndex,
     /// The function's result type.
     pub(crate) result: Option<&'a WitType>,
-    /// What the component is granted.
-    pub(crate) grants: &'a Grants,
     /// The limits it runs under.
     pub(crate) limits: &'a Limits,
 }
@@ -47,17 +47,29 @@ pub(crate) fn invoke(runtime: &Runtime, call: &Invocation<'_>, args: &[Val]) -> 
     })
 }
 
-/// One run of the function in a store of its own, under the call's limits.
+/// One run of the function in a store of its own, under the call's limits: a ready
+/// instance when there is one, else one made now.
 async fn run_in_fresh_store(runtime: &Runtime, call: &Invocation<'_>, args: &[Val]) -> Result<Value, ToolError> {
-    let state = CallState::new(call.component.clone(), call.grants, call.limits, runtime.empty_root())
-        .map_err(|error| ToolError::Unavailable { tool: call.tool.to_string(), reason: error.to_string() })?;
-    let mut store = Store::new(runtime.engine(), state);
-    store.limiter(|state| state);
-    // Running guest code is stopped by the epoch; a call waiting in the host (a sleep,
-    // a slow server) by the timeout around the whole call.
+    // With other calls running the cores are busy already: this call then makes and
+    // drops its own instance instead of handing work to the preparing thread.
+    let alone = runtime.admission().running() <= 1;
+    let (mut store, ready) = match call.warm.take(alone) {
+        Some(fresh) => (fresh.store, Some(fresh.instance)),
+        None => {
+            let store = warm::new_store(call.warm.recipe(), runtime.empty_root())
+                .map_err(|error| ToolError::Unavailable { tool: call.tool.to_string(), reason: error.to_string() })?;
+            (store, None)
+        }
+    };
+    // The call's time starts now. Running guest code is stopped by the epoch; a call
+    // waiting in the host (a sleep, a slow server) by the timeout around the whole call.
     store.set_epoch_deadline(Runtime::ticks_for(call.limits.time));
+    let pre = &call.warm.recipe().pre;
     let run = async {
-        let instance = call.pre.instantiate_async(&mut store).await?;
+        let instance = match ready {
+            Some(instance) => instance,
+            None => pre.instantiate_async(&mut store).await?,
+        };
         let func = instance
             .get_func(&mut store, call.export)
             .ok_or_else(|| wasmtime::format_err!("the export is not a function"))?;
@@ -73,6 +85,8 @@ async fn run_in_fresh_store(runtime: &Runtime, call: &Invocation<'_>, args: &[Va
         Some(Ok(value)) => convert_result(call, value),
         Some(Err(error)) => Err(classify_failure(runtime, call, store.data(), &error)),
     };
+    // Dropping the store resets its memory: off this call's path.
+    call.warm.discard(store, alone);
     explain_denials(call, outcome, denied)
 }
 

@@ -11,6 +11,33 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 /// The most calls the instance pool can hold at once (its component-instance slots).
 pub(crate) const POOL_SLOTS: usize = 256;
 
+/// Slots beyond those for instances made before their call (see [`Prewarm`]), so a
+/// prepared instance never takes a running call's slot.
+pub(crate) const PREWARM_SLOTS: usize = 64;
+
+/// How many instances are made before their call arrives: per component, a few fresh,
+/// never-used ones made by a background thread, each used by one call, then thrown
+/// away (see `invoke/warm.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Prewarm {
+    /// Fresh instances kept ready per component; 0 makes every instance when its
+    /// call arrives.
+    pub per_component: usize,
+    /// Linear memory all ready instances may hold together, in bytes (what they were
+    /// instantiated with; pages they never touch are not resident).
+    pub memory_bytes: u64,
+    /// A component with no call for this long keeps no ready instance until its next.
+    pub idle: Duration,
+}
+
+impl Default for Prewarm {
+    /// Two per component, 256 MiB in all, given up after a minute without a call. At
+    /// most 64 instances are ready at once, whatever `per_component` says.
+    fn default() -> Prewarm {
+        Prewarm { per_component: 2, memory_bytes: 256 << 20, idle: Duration::from_secs(60) }
+    }
+}
+
 /// How many calls a host runs at once, and how many may wait for a turn, for how long.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capacity {
@@ -86,10 +113,14 @@ impl Admission {
         }
     }
 
+    /// Calls running now (holding a turn).
+    pub(crate) fn running(&self) -> usize {
+        self.capacity.max_concurrent_calls - self.slots.available_permits()
+    }
+
     /// How the host stands now, for a call that got no turn.
     pub(crate) fn busy(&self, queued: usize, started: Instant) -> Busy {
-        let running = self.capacity.max_concurrent_calls - self.slots.available_permits();
-        Busy { running, queued, waited: started.elapsed() }
+        Busy { running: self.running(), queued, waited: started.elapsed() }
     }
 }
 

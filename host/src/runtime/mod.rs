@@ -16,9 +16,10 @@ use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConf
 
 mod admission;
 
-pub use admission::Capacity;
 use admission::POOL_SLOTS;
+pub(crate) use admission::PREWARM_SLOTS;
 pub(crate) use admission::{Admission, Busy};
+pub use admission::{Capacity, Prewarm};
 
 use crate::error::LoadError;
 use crate::sandbox::{CallState, EmptyRoot, install_shims};
@@ -75,6 +76,11 @@ impl Runtime {
         futures::executor::block_on(future)
     }
 
+    /// The I/O runtime's handle, for threads that run guest code outside a call.
+    pub(crate) fn io_handle(&self) -> Option<tokio::runtime::Handle> {
+        self.io.as_ref().map(|io| io.handle().clone())
+    }
+
     /// The turns calls take.
     pub(crate) fn admission(&self) -> &Admission {
         &self.admission
@@ -119,11 +125,14 @@ fn base_config() -> Config {
 /// fresh instance per call costs little.
 fn pooled_engine() -> wasmtime::Result<Engine> {
     let mut pool = PoolingAllocationConfig::default();
-    pool.total_component_instances(POOL_SLOTS as u32)
-        .total_core_instances(1024)
-        .total_memories(512)
-        .total_tables(512)
-        .total_stacks(256)
+    // Calls' slots plus the prepared instances' (which hold no stack until they run).
+    let slots = (POOL_SLOTS + PREWARM_SLOTS) as u32;
+    pool.total_component_instances(slots)
+        .total_core_instances(4 * slots)
+        .total_memories(2 * slots)
+        .total_tables(2 * slots)
+        // A stack per running call, and for the thread that prepares instances.
+        .total_stacks(POOL_SLOTS as u32 + 1)
         .max_memory_size(1 << 32)
         // Reset a finished instance's memory by rewriting only the pages it touched
         // (found with PAGEMAP_SCAN where the kernel has it) instead of madvise: no page

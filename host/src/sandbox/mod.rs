@@ -24,7 +24,7 @@ pub(crate) use denials::Denial;
 pub use http::{HostPattern, HostPatternError};
 pub(crate) use root::EmptyRoot;
 pub(crate) use shims::install as install_shims;
-pub(crate) use state::CallState;
+pub(crate) use state::{CallState, GrantError};
 
 /// Resource limits for one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

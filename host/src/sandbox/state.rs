@@ -35,6 +35,8 @@ pub(crate) struct CallState {
     memory_limit: u64,
     /// Set when the guest asked for more memory than its limit allows.
     pub(crate) memory_exceeded: bool,
+    /// Linear memory granted so far, over all its memories, in bytes.
+    pub(crate) memory_bytes: u64,
     /// The guest's stdout.
     pub(crate) stdout: CapturedOutput,
     /// The guest's stderr (where a Rust guest's panic message goes).
@@ -78,6 +80,7 @@ impl CallState {
             table: ResourceTable::new(),
             memory_limit: limits.memory_bytes,
             memory_exceeded: false,
+            memory_bytes: 0,
             stdout,
             stderr,
             component,
@@ -101,9 +104,11 @@ impl WasiHttpView for CallState {
 }
 
 impl ResourceLimiter for CallState {
-    fn memory_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+    fn memory_growing(&mut self, current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
         let allowed = desired as u64 <= self.memory_limit;
-        if !allowed {
+        if allowed {
+            self.memory_bytes += desired.saturating_sub(current) as u64;
+        } else {
             self.memory_exceeded = true;
         }
         Ok(allowed)

@@ -1,0 +1,326 @@
+//! Instances made before their call arrives. Per component a few fresh, never-used
+//! instances wait, made by one background thread from the pre-linked component; a
+//! call takes one, uses it once, and hands its store back to that thread to be dropped,
+//! so neither instantiation nor teardown is on the call's path. No instance, store or
+//! memory ever serves two calls. With none ready (calls outpacing the thread), a call
+//! makes its own, as it would without them.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use wasmtime::Store;
+use wasmtime::component::{Instance, InstancePre};
+
+use super::within;
+use crate::lock::lock;
+use crate::runtime::{PREWARM_SLOTS, Prewarm, Runtime};
+use crate::sandbox::{CallState, EmptyRoot, GrantError, Grants, Limits};
+
+/// How often the thread looks for components that have gone idle.
+const IDLE_CHECK: Duration = Duration::from_secs(1);
+
+/// Used stores waiting for the thread to drop them; beyond this a call drops its own,
+/// so that back-to-back calls cannot pile up instance slots faster than it frees them.
+const MAX_DISCARDS_WAITING: usize = 4;
+
+/// A fresh instance and its store, never used by a call.
+pub(crate) struct Fresh {
+    pub(crate) store: Store<CallState>,
+    pub(crate) instance: Instance,
+}
+
+/// What one component's instances are made from.
+pub(crate) struct Recipe {
+    /// The component's name.
+    pub(crate) component: Arc<str>,
+    /// The pre-linked component.
+    pub(crate) pre: InstancePre<CallState>,
+    /// What its calls are granted.
+    pub(crate) grants: Grants,
+    /// The limits its calls run under.
+    pub(crate) limits: Limits,
+}
+
+/// A store for one call of `recipe`'s component: its grants, its memory limit, and an
+/// epoch deadline for its time limit (a call sets it again when it starts).
+pub(crate) fn new_store(recipe: &Recipe, empty_root: Option<&Arc<EmptyRoot>>) -> Result<Store<CallState>, GrantError> {
+    let state = CallState::new(recipe.component.clone(), &recipe.grants, &recipe.limits, empty_root)?;
+    let mut store = Store::new(recipe.pre.engine(), state);
+    store.limiter(|state| state);
+    store.set_epoch_deadline(Runtime::ticks_for(recipe.limits.time));
+    Ok(store)
+}
+
+/// How many instances are ready across a host's components, and their memory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PrewarmState {
+    /// Instances made and not yet taken by a call.
+    pub instances: usize,
+    /// The linear memory they were instantiated with, in bytes.
+    pub memory_bytes: u64,
+}
+
+/// What is ready across a host's components, its bound, and the thread's backlog.
+struct Counts {
+    instances: AtomicUsize,
+    bytes: AtomicU64,
+    max_instances: usize,
+    max_bytes: u64,
+    /// Used stores sent to the thread and not dropped yet.
+    discards_waiting: AtomicUsize,
+}
+
+impl Counts {
+    /// Counts one more ready instance of `bytes`, if it fits. Only the preparing
+    /// thread adds, so a check then an add cannot overshoot.
+    fn hold(&self, bytes: u64) -> bool {
+        let fits = self.instances.load(Ordering::Acquire) < self.max_instances
+            && self.bytes.load(Ordering::Acquire).saturating_add(bytes) <= self.max_bytes;
+        if fits {
+            self.instances.fetch_add(1, Ordering::AcqRel);
+            self.bytes.fetch_add(bytes, Ordering::AcqRel);
+        }
+        fits
+    }
+
+    /// Counts one more store for the thread to drop, unless it is behind.
+    fn queue_discard(&self) -> bool {
+        let queued = self.discards_waiting.fetch_add(1, Ordering::AcqRel) < MAX_DISCARDS_WAITING;
+        if !queued {
+            self.discarded();
+        }
+        queued
+    }
+
+    fn discarded(&self) {
+        self.discards_waiting.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    fn release(&self, bytes: u64) {
+        self.instances.fetch_sub(1, Ordering::AcqRel);
+        self.bytes.fetch_sub(bytes, Ordering::AcqRel);
+    }
+}
+
+/// What the preparing thread is asked to do.
+enum Job {
+    /// Bring this component's ready instances up to their number.
+    Fill(Weak<WarmPool>),
+    /// Drop a store a call has finished with (or one never used, when its pool went).
+    Discard(Box<Store<CallState>>),
+}
+
+/// The thread that prepares instances and drops used stores, for all of a host's
+/// components; it ends when the host and every pool are gone.
+pub(crate) struct Warmer {
+    jobs: mpsc::Sender<Job>,
+    counts: Arc<Counts>,
+    settings: Prewarm,
+}
+
+impl Warmer {
+    /// Starts the thread; with `per_component` 0 (or no thread to be had) nothing is
+    /// prepared and every call makes its own instance.
+    pub(crate) fn start(runtime: &Runtime, settings: Prewarm) -> Warmer {
+        let (jobs, received) = mpsc::channel();
+        let counts = Arc::new(Counts {
+            instances: AtomicUsize::new(0),
+            bytes: AtomicU64::new(0),
+            max_instances: PREWARM_SLOTS,
+            max_bytes: settings.memory_bytes,
+            discards_waiting: AtomicUsize::new(0),
+        });
+        let mut settings = settings;
+        if settings.per_component > 0 {
+            let io = runtime.io_handle();
+            let idle = settings.idle;
+            let started = std::thread::Builder::new()
+                .name("toolhost-prewarm".into())
+                .spawn({
+                    let counts = counts.clone();
+                    move || work(&received, &counts, io, idle)
+                })
+                .inspect_err(|e| {
+                    tracing::warn!("cannot start the thread that prepares instances ({e}); calls make their own")
+                });
+            if started.is_err() {
+                settings.per_component = 0;
+            }
+        }
+        Warmer { jobs, counts, settings }
+    }
+
+    /// The ready instances of one component, filled from now on.
+    pub(crate) fn pool(&self, runtime: &Runtime, recipe: Recipe) -> Arc<WarmPool> {
+        let pool = Arc::new_cyclic(|me| WarmPool {
+            recipe,
+            empty_root: runtime.empty_root().cloned(),
+            ready: Mutex::new(Vec::new()),
+            last_call: Mutex::new(Instant::now()),
+            wanted: self.settings.per_component,
+            idle: self.settings.idle,
+            jobs: self.jobs.clone(),
+            counts: self.counts.clone(),
+            me: me.clone(),
+        });
+        pool.request_fill();
+        pool
+    }
+
+    /// What is ready now.
+    pub(crate) fn state(&self) -> PrewarmState {
+        PrewarmState {
+            instances: self.counts.instances.load(Ordering::Acquire),
+            memory_bytes: self.counts.bytes.load(Ordering::Acquire),
+        }
+    }
+}
+
+/// The preparing thread's loop: jobs as they come, and a look for idle components
+/// every [`IDLE_CHECK`].
+fn work(jobs: &mpsc::Receiver<Job>, counts: &Counts, io: Option<tokio::runtime::Handle>, idle: Duration) {
+    // Instantiation may wait on the host's timers, and dropping a used store may drop
+    // what the I/O runtime drives.
+    let _context = io.as_ref().map(tokio::runtime::Handle::enter);
+    let mut pools: Vec<Weak<WarmPool>> = Vec::new();
+    loop {
+        match jobs.recv_timeout(IDLE_CHECK) {
+            Ok(Job::Fill(pool)) => {
+                if let Some(live) = pool.upgrade() {
+                    live.fill();
+                    if !pools.iter().any(|known| known.ptr_eq(&pool)) {
+                        pools.push(pool);
+                    }
+                }
+            }
+            Ok(Job::Discard(store)) => {
+                drop(store);
+                counts.discarded();
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                pools.retain(|pool| pool.upgrade().is_some_and(|live| live.shrink_if_idle(idle)));
+            }
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}
+
+/// One component's ready instances.
+pub(crate) struct WarmPool {
+    recipe: Recipe,
+    empty_root: Option<Arc<EmptyRoot>>,
+    /// Each with the memory it holds, newest last.
+    ready: Mutex<Vec<(Fresh, u64)>>,
+    last_call: Mutex<Instant>,
+    wanted: usize,
+    idle: Duration,
+    jobs: mpsc::Sender<Job>,
+    counts: Arc<Counts>,
+    me: Weak<WarmPool>,
+}
+
+impl WarmPool {
+    /// A ready instance for a call that starts now, if there is one; with `refill`, the
+    /// thread is asked to make another.
+    pub(crate) fn take(&self, refill: bool) -> Option<Fresh> {
+        *lock(&self.last_call) = Instant::now();
+        let taken = lock(&self.ready).pop();
+        if let Some((_, bytes)) = &taken {
+            self.counts.release(*bytes);
+        }
+        if refill {
+            self.request_fill();
+        }
+        taken.map(|(fresh, _)| fresh)
+    }
+
+    /// Drops a finished call's store: with `offload`, on the thread (resetting its
+    /// memory is the slow part), unless the thread is behind or gone.
+    pub(crate) fn discard(&self, store: Store<CallState>, offload: bool) {
+        if !offload || self.wanted == 0 || !self.counts.queue_discard() {
+            return drop(store);
+        }
+        if let Err(mpsc::SendError(job)) = self.jobs.send(Job::Discard(Box::new(store))) {
+            self.counts.discarded();
+            drop(job);
+        }
+    }
+
+    /// What a store for this component is made from, for a call that makes its own.
+    pub(crate) fn recipe(&self) -> &Recipe {
+        &self.recipe
+    }
+
+    fn request_fill(&self) {
+        if self.wanted > 0 {
+            // Fails only when the thread is gone, and then nothing is prepared.
+            let _ = self.jobs.send(Job::Fill(self.me.clone()));
+        }
+    }
+
+    /// On the preparing thread: makes instances until the component has its number,
+    /// unless it is idle or the host's bound is reached.
+    fn fill(&self) {
+        while lock(&self.ready).len() < self.wanted && lock(&self.last_call).elapsed() < self.idle {
+            let Some(fresh) = self.make() else { return };
+            let bytes = fresh.store.data().memory_bytes;
+            if !self.counts.hold(bytes) {
+                return;
+            }
+            lock(&self.ready).push((fresh, bytes));
+        }
+    }
+
+    /// A fresh instance, or `None` when making one failed (the call that wants one will
+    /// make its own and report why).
+    fn make(&self) -> Option<Fresh> {
+        let mut store = match new_store(&self.recipe, self.empty_root.as_ref()) {
+            Ok(store) => store,
+            Err(error) => {
+                tracing::debug!(component = %self.recipe.component, "cannot prepare an instance: {error}");
+                return None;
+            }
+        };
+        let instantiated =
+            futures::executor::block_on(within(self.recipe.limits.time, self.recipe.pre.instantiate_async(&mut store)));
+        match instantiated {
+            Some(Ok(instance)) => Some(Fresh { store, instance }),
+            Some(Err(error)) => {
+                tracing::debug!(component = %self.recipe.component, "cannot prepare an instance: {error:#}");
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Drops every ready instance if the component has had no call for `idle`; says
+    /// whether to keep watching it (always: its next call fills it again).
+    fn shrink_if_idle(&self, idle: Duration) -> bool {
+        if lock(&self.last_call).elapsed() >= idle {
+            self.drain();
+        }
+        true
+    }
+
+    fn drain(&self) {
+        let drained: Vec<(Fresh, u64)> = std::mem::take(&mut *lock(&self.ready));
+        for (fresh, bytes) in drained {
+            self.counts.release(bytes);
+            drop(fresh);
+        }
+    }
+}
+
+impl Drop for WarmPool {
+    /// A component gone from the host (a reload removed or replaced it) takes its
+    /// ready instances with it, dropped on the preparing thread.
+    fn drop(&mut self) {
+        let drained: Vec<(Fresh, u64)> = std::mem::take(&mut *lock(&self.ready));
+        for (fresh, bytes) in drained {
+            self.counts.release(bytes);
+            self.discard(fresh.store, true);
+        }
+    }
+}
