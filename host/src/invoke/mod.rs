@@ -53,7 +53,7 @@ async fn run_in_fresh_store(runtime: &Runtime, call: &Invocation<'_>, args: &[Va
     // With other calls running the cores are busy already: this call then makes and
     // drops its own instance instead of handing work to the preparing thread.
     let alone = runtime.admission().running() <= 1;
-    let (mut store, ready) = match call.warm.take(alone) {
+    let (mut store, ready) = match call.warm.take() {
         Some(fresh) => (fresh.store, Some(fresh.instance)),
         None => {
             let store = warm::new_store(call.warm.recipe(), runtime.empty_root())
@@ -85,8 +85,8 @@ async fn run_in_fresh_store(runtime: &Runtime, call: &Invocation<'_>, args: &[Va
         Some(Ok(value)) => convert_result(call, value),
         Some(Err(error)) => Err(classify_failure(runtime, call, store.data(), &error)),
     };
-    // Dropping the store resets its memory: off this call's path.
-    call.warm.discard(store, alone);
+    // Dropping the store resets its memory: off this call's path when it came alone.
+    call.warm.finish(store, alone);
     explain_denials(call, outcome, denied)
 }
 

@@ -108,8 +108,9 @@ impl Counts {
 enum Job {
     /// Bring this component's ready instances up to their number.
     Fill(Weak<WarmPool>),
-    /// Drop a store a call has finished with (or one never used, when its pool went).
-    Discard(Box<Store<CallState>>),
+    /// Drop a store (one a call has finished with, or one never used, when its pool
+    /// went), then fill the pool if one is named: one message, one wake-up, per call.
+    Discard(Box<Store<CallState>>, Option<Weak<WarmPool>>),
 }
 
 /// The thread that prepares instances and drops used stores, for all of a host's
@@ -187,22 +188,28 @@ fn work(jobs: &mpsc::Receiver<Job>, counts: &Counts, io: Option<tokio::runtime::
     let mut pools: Vec<Weak<WarmPool>> = Vec::new();
     loop {
         match jobs.recv_timeout(IDLE_CHECK) {
-            Ok(Job::Fill(pool)) => {
-                if let Some(live) = pool.upgrade() {
-                    live.fill();
-                    if !pools.iter().any(|known| known.ptr_eq(&pool)) {
-                        pools.push(pool);
-                    }
-                }
-            }
-            Ok(Job::Discard(store)) => {
+            Ok(Job::Fill(pool)) => fill(&mut pools, pool),
+            Ok(Job::Discard(store, refill)) => {
                 drop(store);
                 counts.discarded();
+                if let Some(pool) = refill {
+                    fill(&mut pools, pool);
+                }
             }
             Err(RecvTimeoutError::Timeout) => {
                 pools.retain(|pool| pool.upgrade().is_some_and(|live| live.shrink_if_idle(idle)));
             }
             Err(RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}
+
+/// Fills `pool`, if it is still served, and remembers it for the idle check.
+fn fill(pools: &mut Vec<Weak<WarmPool>>, pool: Weak<WarmPool>) {
+    if let Some(live) = pool.upgrade() {
+        live.fill();
+        if !pools.iter().any(|known| known.ptr_eq(&pool)) {
+            pools.push(pool);
         }
     }
 }
@@ -222,27 +229,34 @@ pub(crate) struct WarmPool {
 }
 
 impl WarmPool {
-    /// A ready instance for a call that starts now, if there is one; with `refill`, the
-    /// thread is asked to make another.
-    pub(crate) fn take(&self, refill: bool) -> Option<Fresh> {
+    /// A ready instance for a call that starts now, if there is one.
+    pub(crate) fn take(&self) -> Option<Fresh> {
         *lock(&self.last_call) = Instant::now();
         let taken = lock(&self.ready).pop();
         if let Some((_, bytes)) = &taken {
             self.counts.release(*bytes);
         }
-        if refill {
-            self.request_fill();
-        }
         taken.map(|(fresh, _)| fresh)
     }
 
-    /// Drops a finished call's store: with `offload`, on the thread (resetting its
-    /// memory is the slow part), unless the thread is behind or gone.
-    pub(crate) fn discard(&self, store: Store<CallState>, offload: bool) {
-        if !offload || self.wanted == 0 || !self.counts.queue_discard() {
+    /// Drops a finished call's store. With `offload`, the thread drops it (resetting
+    /// its memory is the slow part) and then makes the instance that replaces the one
+    /// taken; without (other calls are running), or when the thread is behind or
+    /// gone, it is dropped here and the pool waits for a call that comes alone.
+    pub(crate) fn finish(&self, store: Store<CallState>, offload: bool) {
+        if offload && self.wanted > 0 {
+            self.hand_over(store, Some(self.me.clone()));
+        } else {
+            drop(store);
+        }
+    }
+
+    /// Sends `store` to the thread to drop (then to fill `refill`), or drops it here.
+    fn hand_over(&self, store: Store<CallState>, refill: Option<Weak<WarmPool>>) {
+        if !self.counts.queue_discard() {
             return drop(store);
         }
-        if let Err(mpsc::SendError(job)) = self.jobs.send(Job::Discard(Box::new(store))) {
+        if let Err(mpsc::SendError(job)) = self.jobs.send(Job::Discard(Box::new(store), refill)) {
             self.counts.discarded();
             drop(job);
         }
@@ -320,7 +334,7 @@ impl Drop for WarmPool {
         let drained: Vec<(Fresh, u64)> = std::mem::take(&mut *lock(&self.ready));
         for (fresh, bytes) in drained {
             self.counts.release(bytes);
-            self.discard(fresh.store, true);
+            self.hand_over(fresh.store, None);
         }
     }
 }
