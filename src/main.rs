@@ -206,7 +206,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::SUCCESS);
             }
             let host = load_with(&plugins, configure)?;
-            let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+            // One client on one pipe: one thread for the protocol and the calls, so that
+            // a request is never handed between threads (see BENCHMARKS.md).
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .context("cannot start the async runtime")?;
             runtime.block_on(toolhost::mcp::serve_stdio(host))?;
             Ok(ExitCode::SUCCESS)
         }

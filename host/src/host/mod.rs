@@ -18,7 +18,7 @@ pub use builder::HostBuilder;
 use crate::bind::{Arguments, bind};
 use crate::error::{LoadError, ToolError};
 use crate::extract::{ExtractedCall, Extraction, extract};
-use crate::invoke::{Invocation, PrewarmState, Warmer, invoke};
+use crate::invoke::{Invocation, PrewarmState, Warmer, invoke, invoke_async};
 use crate::load::{Cache, LoadReport};
 use crate::lock::lock;
 use crate::resolve::{Registry, Resolved, Toolset, ToolsetError};
@@ -237,14 +237,33 @@ impl Host {
         self.dispatch_with(name, Arguments::Text(arguments))
     }
 
-    /// [`Host::call`] for async code: the call runs on tokio's blocking pool, so the
-    /// executor is never blocked by a tool. Needs a tokio runtime.
+    /// [`Host::call`] for async code. A component's tool runs on the awaiting task
+    /// itself: its waits in the host are awaited, and its guest code yields to the
+    /// executor at every epoch tick (5 ms), so no executor thread is held longer than
+    /// that, and no call is handed to another thread. (An MCP server's tool is
+    /// called from tokio's blocking pool.) Needs a tokio runtime.
     pub async fn call_async(&self, name: &str, arguments: Value) -> Result<Value, ToolError> {
         self.dispatch_async(name, arguments).await.result
     }
 
     /// [`Host::dispatch`] for async code (see [`Host::call_async`]).
     pub async fn dispatch_async(&self, name: &str, arguments: Value) -> CallOutcome {
+        let snapshot = self.core.current.load_full();
+        let registry = self.registry_in(&snapshot);
+        let resolved = match registry.resolve(name) {
+            Ok(resolved) => resolved,
+            Err(error) => return CallOutcome::failed(error),
+        };
+        let result = match self.prepare(&snapshot, &registry, &resolved, Arguments::Json(&arguments)) {
+            Ok(Step::Component(call, args)) => invoke_async(&self.core.runtime, &call, &args).await,
+            Ok(Step::Server(..)) => return self.dispatch_on_blocking_pool(name, arguments).await,
+            Err(error) => Err(error),
+        };
+        CallOutcome { tool: Some(resolved.name), repaired_from: resolved.repaired_from, result }
+    }
+
+    /// [`Host::dispatch`] on tokio's blocking pool, for calls that block (an MCP server's).
+    async fn dispatch_on_blocking_pool(&self, name: &str, arguments: Value) -> CallOutcome {
         let host = self.clone();
         let owned_name = name.to_string();
         match tokio::task::spawn_blocking(move || host.dispatch(&owned_name, &arguments)).await {
@@ -276,12 +295,27 @@ impl Host {
         resolved: &Resolved,
         arguments: Arguments<'_>,
     ) -> Result<Value, ToolError> {
+        match self.prepare(snapshot, registry, resolved, arguments)? {
+            Step::Component(call, args) => invoke(&self.core.runtime, &call, &args),
+            #[cfg(feature = "mcp-servers")]
+            Step::Server(server, index) => servers::call(server, index, &resolved.name, arguments),
+            #[cfg(not(feature = "mcp-servers"))]
+            Step::Server(..) => unreachable!("no server is served without the feature"),
+        }
+    }
+
+    /// What running the resolved tool takes: a component's function with its bound
+    /// arguments, or a server's tool (which binds them itself).
+    fn prepare<'s>(
+        &self,
+        snapshot: &'s Snapshot,
+        registry: &'s Registry,
+        resolved: &'s Resolved,
+        arguments: Arguments<'_>,
+    ) -> Result<Step<'s>, ToolError> {
         let (served, found) = match snapshot.target(resolved.tool) {
             Some(Target::Component(served, found)) => (served, found),
-            #[cfg(feature = "mcp-servers")]
-            Some(Target::Server(server, index)) => return servers::call(server, index, &resolved.name, arguments),
-            #[cfg(not(feature = "mcp-servers"))]
-            Some(Target::Server(..)) => unreachable!("no server is served without the feature"),
+            Some(Target::Server(server, index)) => return Ok(Step::Server(server, index)),
             None => {
                 let reason = "it is not in the plugins this call started with".to_string();
                 return Err(ToolError::Unavailable { tool: resolved.name.clone(), reason });
@@ -297,6 +331,15 @@ impl Host {
             result: found.spec.result.as_ref(),
             limits: &served.limits,
         };
-        invoke(&self.core.runtime, &call, &args)
+        Ok(Step::Component(call, args))
     }
+}
+
+/// How a resolved call runs (see [`Host::prepare`]).
+enum Step<'s> {
+    /// A component's function, with its arguments bound.
+    Component(Invocation<'s>, Vec<wasmtime::component::Val>),
+    /// A server's tool, and its index among the server's tools.
+    #[cfg_attr(not(feature = "mcp-servers"), allow(dead_code))]
+    Server(&'s servers::ServedServer, usize),
 }

@@ -38,18 +38,48 @@ pub(crate) struct Invocation<'a> {
     pub(crate) limits: &'a Limits,
 }
 
+/// How running guest code gives way when its time runs out or the executor needs it.
+#[derive(Clone, Copy)]
+enum Pace {
+    /// On a thread of its own (a blocking call): trapped at its time limit.
+    Blocking,
+    /// On the caller's executor: yields to it at every epoch tick, and is dropped
+    /// when its time limit passes.
+    Yielding,
+}
+
 /// Runs `call` with `args` in a fresh instance, once it has a turn (see
-/// `runtime/admission.rs`), and puts the outcome in the model's terms.
+/// `runtime/admission.rs`), and puts the outcome in the model's terms. Blocks the
+/// calling thread until the call is done.
 pub(crate) fn invoke(runtime: &Runtime, call: &Invocation<'_>, args: &[Val]) -> Result<Value, ToolError> {
-    runtime.block_on(async {
-        let _turn = runtime.admission().turn().await.map_err(|busy| busy_error(call, busy))?;
-        run_in_fresh_store(runtime, call, args).await
-    })
+    runtime.block_on(take_turn_and_run(runtime, call, args, Pace::Blocking))
+}
+
+/// [`invoke`] for async callers: the call runs on the awaiting task itself (no hand-off
+/// to another thread), its guest code yielding to the executor at every epoch tick
+/// and its waits in the host awaited, so the executor is never held longer than a tick.
+pub(crate) async fn invoke_async(runtime: &Runtime, call: &Invocation<'_>, args: &[Val]) -> Result<Value, ToolError> {
+    runtime.with_io(take_turn_and_run(runtime, call, args, Pace::Yielding)).await
+}
+
+async fn take_turn_and_run(
+    runtime: &Runtime,
+    call: &Invocation<'_>,
+    args: &[Val],
+    pace: Pace,
+) -> Result<Value, ToolError> {
+    let _turn = runtime.admission().turn().await.map_err(|busy| busy_error(call, busy))?;
+    run_in_fresh_store(runtime, call, args, pace).await
 }
 
 /// One run of the function in a store of its own, under the call's limits: a ready
 /// instance when there is one, else one made now.
-async fn run_in_fresh_store(runtime: &Runtime, call: &Invocation<'_>, args: &[Val]) -> Result<Value, ToolError> {
+async fn run_in_fresh_store(
+    runtime: &Runtime,
+    call: &Invocation<'_>,
+    args: &[Val],
+    pace: Pace,
+) -> Result<Value, ToolError> {
     // With other calls running the cores are busy already: this call then makes and
     // drops its own instance instead of handing work to the preparing thread.
     let alone = runtime.admission().running() <= 1;
@@ -61,9 +91,16 @@ async fn run_in_fresh_store(runtime: &Runtime, call: &Invocation<'_>, args: &[Va
             (store, None)
         }
     };
-    // The call's time starts now. Running guest code is stopped by the epoch; a call
-    // waiting in the host (a sleep, a slow server) by the timeout around the whole call.
-    store.set_epoch_deadline(Runtime::ticks_for(call.limits.time));
+    // The call's time starts now. A call waiting in the host (a sleep, a slow server)
+    // is stopped by the timeout around the whole call; running guest code by the epoch,
+    // or, yielding at every tick, by that same timeout.
+    match pace {
+        Pace::Blocking => store.set_epoch_deadline(Runtime::ticks_for(call.limits.time)),
+        Pace::Yielding => {
+            store.set_epoch_deadline(1);
+            store.epoch_deadline_async_yield_and_update(1);
+        }
+    }
     let pre = &call.warm.recipe().pre;
     let run = async {
         let instance = match ready {

@@ -33,6 +33,10 @@ pub struct ServeError(String);
 /// When the host reloads (see [`Host::reload`] and `HostBuilder::watch`), the client
 /// is sent `notifications/tools/list_changed`.
 pub async fn serve_stdio(host: Host) -> Result<(), ServeError> {
+    #[cfg(unix)]
+    if let Some((reader, writer)) = transport::stdio_pipes() {
+        return serve_io(host, reader, writer).await;
+    }
     serve_io(host, tokio::io::stdin(), tokio::io::stdout()).await
 }
 

@@ -159,6 +159,25 @@ where
     }
 }
 
+/// Standard input and output as pipes the async runtime polls itself, when both are
+/// pipes (as an MCP client starts its servers). tokio's own `stdin()` and `stdout()`
+/// hand every read and every write to a thread of its blocking pool, and each of
+/// those hand-offs is a wake-up on another core: on a small virtual machine they cost
+/// several times the sandboxed call a request carries. Stdio that is anything else (a
+/// file, a terminal) gets `None`, and tokio's. Unix only: tokio's pipes are.
+#[cfg(unix)]
+pub(crate) fn stdio_pipes() -> Option<(tokio::net::unix::pipe::Receiver, tokio::net::unix::pipe::Sender)> {
+    use std::os::fd::AsFd;
+    use tokio::net::unix::pipe;
+    // Duplicates, so that fds 0 and 1 stay open however these end; the pipes become
+    // non-blocking, which is all the peer at the other end can notice.
+    let input = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let output = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+    let reader = pipe::Receiver::from_owned_fd(input).ok()?;
+    let writer = pipe::Sender::from_owned_fd(output).ok()?;
+    Some((reader, writer))
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

@@ -76,6 +76,18 @@ impl Runtime {
         futures::executor::block_on(future)
     }
 
+    /// `future`, polled with the host's I/O runtime as the ambient one, on whatever
+    /// executor awaits it: what a call creates to wait on (timers, sockets, HTTP) is
+    /// driven by the host's I/O thread, whichever runtime the caller has.
+    pub(crate) async fn with_io<F: Future>(&self, future: F) -> F::Output {
+        let mut future = std::pin::pin!(future);
+        std::future::poll_fn(|cx| {
+            let _context = self.io.as_ref().map(|io| io.enter());
+            future.as_mut().poll(cx)
+        })
+        .await
+    }
+
     /// The I/O runtime's handle, for threads that run guest code outside a call.
     pub(crate) fn io_handle(&self) -> Option<tokio::runtime::Handle> {
         self.io.as_ref().map(|io| io.handle().clone())
