@@ -13,8 +13,8 @@ use serde_json::{Map, Number, Value};
 
 /// Why a Python value cannot be sent as JSON.
 pub(crate) enum Unsendable {
-    /// A float that JSON cannot carry (NaN or an infinity): a model's slip, so the
-    /// caller gets a corrective message.
+    /// A float that JSON cannot carry (NaN or an infinity) at `path` (`a.b[2]`, empty
+    /// at the top): a model's slip, so the caller gets a corrective message.
     NotFinite { path: String, value: f64 },
     /// A Python object with no JSON form: the program's own mistake, a `TypeError`.
     Type(PyErr),
@@ -40,7 +40,7 @@ fn value_at(value: &Bound<'_, PyAny>, path: &mut String) -> Result<Value, Unsend
         let number = float.value();
         return Number::from_f64(number)
             .map(Value::Number)
-            .ok_or_else(|| Unsendable::NotFinite { path: shown(path), value: number });
+            .ok_or_else(|| Unsendable::NotFinite { path: path.clone(), value: number });
     }
     if let Ok(text) = value.cast::<PyString>() {
         return text.to_cow().map(|s| Value::String(s.into_owned())).map_err(Unsendable::Type);

@@ -239,7 +239,7 @@ fn unsendable_error(py: Python<'_>, name: &str, error: Unsendable) -> PyErr {
         Unsendable::NotFinite { path, value } => {
             let error = ToolError::InvalidValue {
                 tool: name.to_owned(),
-                path: path.trim_matches('\'').to_owned(),
+                path: if path.is_empty() { "the arguments".into() } else { path },
                 expected: "a finite number (JSON has no NaN or infinity)".into(),
                 got: format!("{value}"),
             };

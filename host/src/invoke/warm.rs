@@ -73,11 +73,16 @@ struct Counts {
 }
 
 impl Counts {
+    /// Whether one more ready instance of `bytes` fits the bound.
+    fn fits(&self, bytes: u64) -> bool {
+        self.instances.load(Ordering::Acquire) < self.max_instances
+            && self.bytes.load(Ordering::Acquire).saturating_add(bytes) <= self.max_bytes
+    }
+
     /// Counts one more ready instance of `bytes`, if it fits. Only the preparing
     /// thread adds, so a check then an add cannot overshoot.
     fn hold(&self, bytes: u64) -> bool {
-        let fits = self.instances.load(Ordering::Acquire) < self.max_instances
-            && self.bytes.load(Ordering::Acquire).saturating_add(bytes) <= self.max_bytes;
+        let fits = self.fits(bytes);
         if fits {
             self.instances.fetch_add(1, Ordering::AcqRel);
             self.bytes.fetch_add(bytes, Ordering::AcqRel);
@@ -136,12 +141,11 @@ impl Warmer {
         let mut settings = settings;
         if settings.per_component > 0 {
             let io = runtime.io_handle();
-            let idle = settings.idle;
             let started = std::thread::Builder::new()
                 .name("toolhost-prewarm".into())
                 .spawn({
                     let counts = counts.clone();
-                    move || work(&received, &counts, io, idle)
+                    move || work(&received, &counts, io)
                 })
                 .inspect_err(|e| {
                     tracing::warn!("cannot start the thread that prepares instances ({e}); calls make their own")
@@ -159,6 +163,7 @@ impl Warmer {
             recipe,
             empty_root: runtime.empty_root().cloned(),
             ready: Mutex::new(Vec::new()),
+            bytes_each: AtomicU64::new(0),
             last_call: Mutex::new(Instant::now()),
             wanted: self.settings.per_component,
             idle: self.settings.idle,
@@ -181,7 +186,7 @@ impl Warmer {
 
 /// The preparing thread's loop: jobs as they come, and a look for idle components
 /// every [`IDLE_CHECK`].
-fn work(jobs: &mpsc::Receiver<Job>, counts: &Counts, io: Option<tokio::runtime::Handle>, idle: Duration) {
+fn work(jobs: &mpsc::Receiver<Job>, counts: &Counts, io: Option<tokio::runtime::Handle>) {
     // Instantiation may wait on the host's timers, and dropping a used store may drop
     // what the I/O runtime drives.
     let _context = io.as_ref().map(tokio::runtime::Handle::enter);
@@ -196,9 +201,13 @@ fn work(jobs: &mpsc::Receiver<Job>, counts: &Counts, io: Option<tokio::runtime::
                     fill(&mut pools, pool);
                 }
             }
-            Err(RecvTimeoutError::Timeout) => {
-                pools.retain(|pool| pool.upgrade().is_some_and(|live| live.shrink_if_idle(idle)));
-            }
+            Err(RecvTimeoutError::Timeout) => pools.retain(|pool| match pool.upgrade() {
+                Some(live) => {
+                    live.shrink_if_idle();
+                    true
+                }
+                None => false,
+            }),
             Err(RecvTimeoutError::Disconnected) => return,
         }
     }
@@ -220,6 +229,8 @@ pub(crate) struct WarmPool {
     empty_root: Option<Arc<EmptyRoot>>,
     /// Each with the memory it holds, newest last.
     ready: Mutex<Vec<(Fresh, u64)>>,
+    /// The memory the last instance made held: what the next one will need.
+    bytes_each: AtomicU64,
     last_call: Mutex<Instant>,
     wanted: usize,
     idle: Duration,
@@ -277,9 +288,14 @@ impl WarmPool {
     /// On the preparing thread: makes instances until the component has its number,
     /// unless it is idle or the host's bound is reached.
     fn fill(&self) {
-        while lock(&self.ready).len() < self.wanted && lock(&self.last_call).elapsed() < self.idle {
+        while lock(&self.ready).len() < self.wanted
+            && lock(&self.last_call).elapsed() < self.idle
+            // Not made just to be dropped: at the bound, every call would ask again.
+            && self.counts.fits(self.bytes_each.load(Ordering::Acquire))
+        {
             let Some(fresh) = self.make() else { return };
             let bytes = fresh.store.data().memory_bytes;
+            self.bytes_each.store(bytes, Ordering::Release);
             if !self.counts.hold(bytes) {
                 return;
             }
@@ -309,21 +325,24 @@ impl WarmPool {
         }
     }
 
-    /// Drops every ready instance if the component has had no call for `idle`; says
-    /// whether to keep watching it (always: its next call fills it again).
-    fn shrink_if_idle(&self, idle: Duration) -> bool {
-        if lock(&self.last_call).elapsed() >= idle {
-            self.drain();
+    /// Drops every ready instance if the component has had no call for its idle time
+    /// (its next call fills it again).
+    fn shrink_if_idle(&self) {
+        if lock(&self.last_call).elapsed() >= self.idle {
+            drop(self.take_all());
         }
-        true
     }
 
-    fn drain(&self) {
-        let drained: Vec<(Fresh, u64)> = std::mem::take(&mut *lock(&self.ready));
-        for (fresh, bytes) in drained {
-            self.counts.release(bytes);
-            drop(fresh);
-        }
+    /// Every ready instance, no longer counted as ready.
+    fn take_all(&self) -> Vec<Fresh> {
+        let taken: Vec<(Fresh, u64)> = std::mem::take(&mut *lock(&self.ready));
+        taken
+            .into_iter()
+            .map(|(fresh, bytes)| {
+                self.counts.release(bytes);
+                fresh
+            })
+            .collect()
     }
 }
 
@@ -331,9 +350,7 @@ impl Drop for WarmPool {
     /// A component gone from the host (a reload removed or replaced it) takes its
     /// ready instances with it, dropped on the preparing thread.
     fn drop(&mut self) {
-        let drained: Vec<(Fresh, u64)> = std::mem::take(&mut *lock(&self.ready));
-        for (fresh, bytes) in drained {
-            self.counts.release(bytes);
+        for fresh in self.take_all() {
             self.hand_over(fresh.store, None);
         }
     }
