@@ -1,0 +1,14 @@
+//! Test and benchmark guest: one tool that returns its text and uses nothing of WASI,
+//! so a call into it measures the host's own cost.
+
+toolhost_guest::generate!({ world: "echo" });
+
+struct Echo;
+
+impl Guest for Echo {
+    fn echo(text: String) -> String {
+        text
+    }
+}
+
+export!(Echo);
