@@ -1,13 +1,15 @@
 //! Benchmarks of a call's path and of loading: `cargo bench -p toolhost`.
 //!
-//! Needs the guests built first (`scripts/build-guests.sh`). The trivial tool is the
-//! `echo` function of the `hostile` test guest (string in, string out).
+//! Needs the guests built first (`scripts/build-guests.sh`). The trivial tool of the
+//! `dispatch` groups is the `echo` function of the `hostile` test guest (string in,
+//! string out, with the ~50 WASI imports a Rust tool built with std has); the
+//! `language` groups compare a trivial tool in each language with a guest that has none.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use serde_json::json;
+use serde_json::{Value, json};
 use toolhost::{Host, ParamSpec, Registry, ToolSpec, WitType};
 
 fn built(folder: &str) -> PathBuf {
@@ -17,11 +19,16 @@ fn built(folder: &str) -> PathBuf {
 }
 
 fn echo_host() -> Host {
+    host_of(&built("test-guests").join("hostile.wasm"))
+}
+
+/// A host of one component, its compiled form kept between runs.
+fn host_of(component: &Path) -> Host {
     Host::builder()
-        .component_file(built("test-guests").join("hostile.wasm"))
+        .component_file(component)
         .cache_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-cache"))
         .build()
-        .expect("hostile loads")
+        .unwrap_or_else(|error| panic!("{} loads: {error}", component.display()))
 }
 
 fn dispatch(c: &mut Criterion) {
@@ -66,24 +73,51 @@ fn parallel(c: &mut Criterion) {
 /// agent's calls do not come back-to-back), each timed alone; the gaps are not timed.
 fn paced(c: &mut Criterion) {
     let host = echo_host();
-    let arguments = json!({"text": "hello"});
     let mut group = c.benchmark_group("dispatch/paced");
-    // Criterion sizes a sample from the timed part only; every call also sleeps 1 ms,
-    // so a short measurement time keeps the whole run to seconds.
-    group.sample_size(20).measurement_time(Duration::from_secs(1)).warm_up_time(Duration::from_millis(300));
+    paced_settings(&mut group);
     group.bench_function("1ms", |b| {
-        b.iter_custom(|iterations| {
-            let mut spent = Duration::ZERO;
-            for _ in 0..iterations {
-                std::thread::sleep(Duration::from_millis(1));
-                let started = Instant::now();
-                host.call("echo", &arguments).expect("echo");
-                spent += started.elapsed();
-            }
-            spent
-        })
+        b.iter_custom(|iterations| paced_calls(&host, "echo", &json!({"text": "hello"}), iterations))
     });
     group.finish();
+}
+
+/// Criterion sizes a sample from the timed part only; every paced call also sleeps
+/// 1 ms, so a short measurement time keeps the whole run to seconds.
+fn paced_settings(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    group.sample_size(20).measurement_time(Duration::from_secs(1)).warm_up_time(Duration::from_millis(300));
+}
+
+/// The time `iterations` calls take when each comes 1 ms after the last one ended.
+fn paced_calls(host: &Host, tool: &str, arguments: &Value, iterations: u64) -> Duration {
+    let mut spent = Duration::ZERO;
+    for _ in 0..iterations {
+        std::thread::sleep(Duration::from_millis(1));
+        let started = Instant::now();
+        host.call(tool, arguments).expect("the benchmarked call succeeds");
+        spent += started.elapsed();
+    }
+    spent
+}
+
+/// One trivial tool per language the example tools are written in, and the smallest
+/// component there is (the `echo` test guest: no imports at all), each back-to-back
+/// and paced. The Python and JavaScript components take 10-20 s each to compile the
+/// first time (kept in `target/bench-cache` after that).
+fn languages(c: &mut Criterion) {
+    let cases: [(&str, PathBuf, &str, Value); 4] = [
+        ("minimal", built("test-guests").join("echo.wasm"), "echo", json!({"text": "hello"})),
+        ("rust", built("plugins").join("calculator.wasm"), "gcd", json!({"a": 12, "b": 18})),
+        ("python", built("plugins").join("stats-py.wasm"), "ratio", json!({"numerator": 1.0, "denominator": 4.0})),
+        ("javascript", built("plugins").join("urls-js.wasm"), "decode", json!({"text": "a%20b"})),
+    ];
+    for (language, component, tool, arguments) in cases {
+        let host = host_of(&component);
+        let mut group = c.benchmark_group(format!("language/{language}"));
+        group.bench_function("back-to-back", |b| b.iter(|| host.call(tool, &arguments).expect("the call succeeds")));
+        paced_settings(&mut group);
+        group.bench_function("paced", |b| b.iter_custom(|iterations| paced_calls(&host, tool, &arguments, iterations)));
+        group.finish();
+    }
 }
 
 /// Time for `iterations` calls spread over `threads` threads.
@@ -168,5 +202,5 @@ fn extract(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dispatch, paced, parallel, bind, load, extract);
+criterion_group!(benches, dispatch, paced, parallel, languages, bind, load, extract);
 criterion_main!(benches);
