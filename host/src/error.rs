@@ -273,6 +273,16 @@ pub enum LoadError {
         /// What is wrong, in plain words.
         reason: String,
     },
+    /// A component pulled from a registry is not what its folder's `toolhost.lock`
+    /// says was pulled (or the lock file cannot be used). Unlike other load errors, a
+    /// reload does not keep serving the component's previous version.
+    #[error("{}: {reason}", .path.display())]
+    Locked {
+        /// The file.
+        path: PathBuf,
+        /// What does not match, and what to do.
+        reason: String,
+    },
     /// The WebAssembly engine could not be set up.
     #[error("cannot set up the WebAssembly engine: {0}")]
     Engine(String),

@@ -16,6 +16,7 @@ mod hostile;
 mod http;
 mod languages;
 mod live;
+mod lockfile;
 mod mcp;
 mod mcp_servers;
 mod network;

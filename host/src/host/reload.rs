@@ -53,6 +53,8 @@ impl HostCore {
                     warnings.extend(loaded.warnings.iter().cloned());
                     components.push(self.serve(loaded, path, version.unwrap_or_default()));
                 }
+                // What the lock refuses is not served in any version until it matches.
+                Some(Err(error @ LoadError::Locked { .. })) => warnings.push(format!("skipped {error}")),
                 Some(Err(error)) => match old.previous(path) {
                     Some(previous) => {
                         warnings.push(format!("kept the previous version: {error}"));

@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::{MAX_MANIFEST_BYTES, manifest};
+use super::{MAX_MANIFEST_BYTES, lockfile, manifest};
 use crate::error::LoadError;
 use crate::sys::read_regular_file;
 
@@ -39,8 +39,9 @@ pub(crate) fn server_fingerprint(path: &Path) -> Option<Version> {
     Some(*blake3::hash(&read_regular_file(path, MAX_MANIFEST_BYTES).ok()?).as_bytes())
 }
 
-/// What identifies one version of a component: the hash of its bytes and of its
-/// manifest's, so that a rewrite is noticed whatever the file times say. `None` when
+/// What identifies one version of a component: the hash of its bytes, of its
+/// manifest's and of the folder's lock file (a changed lock is checked again), so that
+/// a rewrite is noticed whatever the file times say. `None` when
 /// the component cannot be read (or is not a regular file of at most `max_bytes`).
 pub(crate) fn fingerprint(path: &Path, max_bytes: u64) -> Option<Version> {
     let mut hasher = blake3::Hasher::new();
@@ -48,6 +49,10 @@ pub(crate) fn fingerprint(path: &Path, max_bytes: u64) -> Option<Version> {
     if let Ok(manifest) = read_regular_file(&manifest::path_for(path), MAX_MANIFEST_BYTES) {
         hasher.update(b"manifest");
         hasher.update(&manifest);
+    }
+    if let Ok(lock) = read_regular_file(&lockfile::path_beside(path), MAX_MANIFEST_BYTES) {
+        hasher.update(b"lock");
+        hasher.update(&lock);
     }
     Some(*hasher.finalize().as_bytes())
 }

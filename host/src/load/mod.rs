@@ -2,13 +2,15 @@
 //! (`folder.rs`); each file is read, checked, compiled through the cache (`cache.rs`)
 //! on a worker per core (`workers.rs`), linked, and introspected into tool specs
 //! (`introspect.rs` over `types.rs`, with descriptions from the embedded WIT docs,
-//! `docs.rs`, and from the manifest beside it, `manifest.rs`). A file that cannot be
-//! loaded becomes a warning in the report (`report.rs`), never a reason to stop.
+//! `docs.rs`, and from the manifest beside it, `manifest.rs`); a component pulled from
+//! a registry must first match the folder's lock file (`lockfile.rs`). A file that
+//! cannot be loaded becomes a warning in the report (`report.rs`), never a reason to stop.
 
 mod cache;
 mod docs;
 mod folder;
 mod introspect;
+mod lockfile;
 mod manifest;
 mod report;
 mod types;
@@ -73,6 +75,11 @@ pub(crate) fn load_file(
     let started = Instant::now();
     let bad = |reason: String| LoadError::Component { path: path.to_path_buf(), reason };
     let bytes = sys::read_regular_file(path, max_bytes).map_err(|error| unreadable(path, error))?;
+    let refused =
+        |error: lockfile::LockError| LoadError::Locked { path: path.to_path_buf(), reason: error.to_string() };
+    if let Some(locked) = lockfile::entry_for(path).map_err(refused)? {
+        locked.verify(path, &bytes).map_err(refused)?;
+    }
     check_is_component(&bytes).map_err(|reason| bad(reason.to_string()))?;
     let manifest = Manifest::read_beside(path).map_err(|error| bad(error.to_string()))?;
 
