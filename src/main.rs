@@ -2,6 +2,7 @@
 //! plugin folder into a [`Host`] and prints what the library returns; the replay of
 //! recorded model calls is in `replay.rs`.
 
+mod registry;
 mod replay;
 mod serve;
 
@@ -96,6 +97,29 @@ enum Command {
         #[arg(default_value = "{}")]
         arguments: String,
     },
+    /// Fetches a component from an OCI registry into the plugin folder and records
+    /// its digest in toolhost.lock; with no reference, fetches again exactly what
+    /// toolhost.lock names.
+    Pull {
+        /// registry/repository:tag or registry/repository@sha256:…; the file is
+        /// named after the repository's last part.
+        reference: Option<String>,
+        /// The plugin folder to pull into.
+        #[arg(long, env = "TOOLHOST_PLUGINS", default_value = "plugins")]
+        plugins: PathBuf,
+        #[command(flatten)]
+        registry: registry::RegistryArgs,
+    },
+    /// Publishes a component (with NAME.toml beside it, if any) to an OCI registry,
+    /// once it loads as `toolhost check` would show it.
+    Push {
+        /// The component file.
+        file: PathBuf,
+        /// registry/repository:tag to push to.
+        reference: String,
+        #[command(flatten)]
+        registry: registry::RegistryArgs,
+    },
     /// Shows what the host makes of one component: its tools and any warnings.
     Check {
         /// The component file.
@@ -182,6 +206,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
         }
         Command::Check { file } => check(&file),
+        Command::Pull { reference, plugins, registry } => registry::pull(reference.as_deref(), &plugins, &registry),
+        Command::Push { file, reference, registry } => registry::push(&file, &reference, &registry),
         Command::Extract { plugins } => {
             let mut reply = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut reply).context("cannot read the reply")?;

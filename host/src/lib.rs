@@ -55,6 +55,8 @@ mod load;
 mod lock;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(feature = "registry")]
+pub mod registry;
 #[cfg(feature = "mcp-servers")]
 mod remote;
 mod resolve;

@@ -10,7 +10,7 @@ use crate::common;
 
 /// The stages in dependency order, each with the stages it may use. A stage may use
 /// only stages listed before it, so the stage graph cannot have a cycle.
-const STAGES: [(&str, &[&str]); 15] = [
+const STAGES: [(&str, &[&str]); 16] = [
     ("tool", &[]),
     ("lock", &[]),
     ("sys", &[]),
@@ -28,6 +28,7 @@ const STAGES: [(&str, &[&str]); 15] = [
         &["bind", "error", "extract", "invoke", "load", "lock", "remote", "resolve", "runtime", "sandbox", "tool"],
     ),
     ("mcp", &["error", "host", "sys", "tool"]),
+    ("registry", &["host", "load", "sys"]),
     ("fuzzing", &["load", "sandbox", "tool"]),
 ];
 

@@ -37,6 +37,16 @@ pub fn test_cache_dir() -> PathBuf {
     root().join("target").join("test-cache")
 }
 
+/// A temporary plugin folder with copies of these example tools.
+pub fn plugins_with(names: &[&str]) -> tempfile::TempDir {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    for name in names {
+        let file = format!("{name}.wasm");
+        std::fs::copy(plugins_dir().join(&file), folder.path().join(&file)).expect("copy");
+    }
+    folder
+}
+
 /// A host over the example tools.
 pub fn example_host() -> Host {
     Host::builder().plugin_dir(plugins_dir()).cache_dir(test_cache_dir()).build().expect("example tools load")

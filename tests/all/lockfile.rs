@@ -7,20 +7,9 @@ use std::path::Path;
 
 use serde_json::json;
 use sha2::{Digest, Sha256};
-use tempfile::TempDir;
 use toolhost::Host;
 
 use crate::common;
-
-/// A folder with copies of these example tools.
-fn folder_with(names: &[&str]) -> TempDir {
-    let folder = tempfile::tempdir().expect("temporary folder");
-    for name in names {
-        let file = format!("{name}.wasm");
-        fs::copy(common::plugins_dir().join(&file), folder.path().join(&file)).expect("copy");
-    }
-    folder
-}
 
 fn digest_of(path: &Path) -> String {
     let hash = Sha256::digest(fs::read(path).expect("read"));
@@ -64,7 +53,7 @@ fn components(host: &Host) -> Vec<String> {
 /// rewrite, since the lock says what this folder must serve.
 #[test]
 fn a_component_loads_while_it_matches_its_lock_and_is_refused_by_name_once_changed() {
-    let folder = folder_with(&["calculator", "units", "dates"]);
+    let folder = common::plugins_with(&["calculator", "units", "dates"]);
     // dates is not locked: a file the user put there is trusted as it is.
     write_lock(folder.path(), &[entry(folder.path(), "calculator", false), entry(folder.path(), "units", false)]);
     let host = host(&[folder.path()]);
@@ -91,7 +80,7 @@ fn a_component_loads_while_it_matches_its_lock_and_is_refused_by_name_once_chang
 
 #[test]
 fn a_changed_lock_is_checked_again_on_reload() {
-    let folder = folder_with(&["calculator"]);
+    let folder = common::plugins_with(&["calculator"]);
     let host = host(&[folder.path()]);
     assert_eq!(components(&host), ["calculator"]);
     let wrong = entry(folder.path(), "calculator", false)
@@ -104,7 +93,7 @@ fn a_changed_lock_is_checked_again_on_reload() {
 
 #[test]
 fn a_locked_manifest_that_changed_or_went_is_refused() {
-    let folder = folder_with(&["calculator"]);
+    let folder = common::plugins_with(&["calculator"]);
     let manifest = folder.path().join("calculator.toml");
     fs::write(&manifest, "[tools.gcd]\ndescription = \"The greatest common divisor.\"\n").expect("manifest");
     write_lock(folder.path(), &[entry(folder.path(), "calculator", true)]);
@@ -123,8 +112,8 @@ fn a_locked_manifest_that_changed_or_went_is_refused() {
 
 #[test]
 fn an_unusable_lock_refuses_its_own_folder_and_no_other() {
-    let locked = folder_with(&["calculator", "dates"]);
-    let other = folder_with(&["units"]);
+    let locked = common::plugins_with(&["calculator", "dates"]);
+    let other = common::plugins_with(&["units"]);
     fs::write(locked.path().join("toolhost.lock"), "version = 1\n[[component]]\nname = 3\n").expect("lock");
     let host = host(&[locked.path(), other.path()]);
     assert_eq!(components(&host), ["units"]);

@@ -22,6 +22,7 @@ mod mcp_servers;
 mod network;
 mod nginx;
 mod prewarm;
+mod registry;
 mod self_repair;
 mod test_guests;
 mod trust;

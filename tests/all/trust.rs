@@ -10,20 +10,9 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::json;
-use tempfile::TempDir;
 use toolhost::Host;
 
 use crate::common;
-
-/// A plugin folder with copies of these example tools.
-fn plugins_with(names: &[&str]) -> TempDir {
-    let folder = tempfile::tempdir().expect("temporary folder");
-    for name in names {
-        let file = format!("{name}.wasm");
-        fs::copy(common::plugins_dir().join(&file), folder.path().join(&file)).expect("copy");
-    }
-    folder
-}
 
 fn cached(plugins: &Path, cache: &Path) -> Host {
     Host::builder().plugin_dir(plugins).cache_dir(cache).build().expect("host")
@@ -50,7 +39,7 @@ fn serves_the_right_code(host: &Host) {
 
 #[test]
 fn swapped_cache_entries_are_compiled_again_never_run() {
-    let (plugins, cache) = (plugins_with(&["calculator", "text"]), tempfile::tempdir().expect("cache"));
+    let (plugins, cache) = (common::plugins_with(&["calculator", "text"]), tempfile::tempdir().expect("cache"));
     assert_eq!(cached(plugins.path(), cache.path()).load_report().compiled(), 2);
     let [first, second] = <[PathBuf; 2]>::try_from(entries(cache.path())).expect("two entries");
     let (first_bytes, second_bytes) = (fs::read(&first).expect("entry"), fs::read(&second).expect("entry"));
@@ -66,7 +55,7 @@ fn swapped_cache_entries_are_compiled_again_never_run() {
 
 #[test]
 fn an_entry_planted_from_another_cache_is_compiled_again() {
-    let plugins = plugins_with(&["calculator", "text"]);
+    let plugins = common::plugins_with(&["calculator", "text"]);
     let (ours, theirs) = (tempfile::tempdir().expect("cache"), tempfile::tempdir().expect("cache"));
     cached(plugins.path(), ours.path());
     cached(plugins.path(), theirs.path());
@@ -83,7 +72,7 @@ fn an_entry_planted_from_another_cache_is_compiled_again() {
 
 #[test]
 fn an_entry_for_another_engine_is_compiled_again() {
-    let (plugins, cache) = (plugins_with(&["calculator"]), tempfile::tempdir().expect("cache"));
+    let (plugins, cache) = (common::plugins_with(&["calculator"]), tempfile::tempdir().expect("cache"));
     cached(plugins.path(), cache.path());
     // The entry's header names the engine it was compiled for (after a 16-byte magic
     // and the component's 32-byte digest); another engine's entry differs there.
@@ -98,7 +87,7 @@ fn an_entry_for_another_engine_is_compiled_again() {
 
 #[test]
 fn a_cache_folder_others_may_write_is_not_used() {
-    let plugins = plugins_with(&["calculator"]);
+    let plugins = common::plugins_with(&["calculator"]);
     for mode in [0o777, 0o770, 0o702] {
         let cache = tempfile::tempdir().expect("cache");
         fs::set_permissions(cache.path(), fs::Permissions::from_mode(mode)).expect("chmod");
@@ -124,7 +113,7 @@ fn a_cache_folder_others_may_write_is_not_used() {
 
 #[test]
 fn a_symlinked_cache_folder_is_not_used() {
-    let plugins = plugins_with(&["calculator"]);
+    let plugins = common::plugins_with(&["calculator"]);
     let (real, links) = (tempfile::tempdir().expect("cache"), tempfile::tempdir().expect("folder"));
     let link = links.path().join("cache");
     std::os::unix::fs::symlink(real.path(), &link).expect("symlink");
@@ -140,7 +129,7 @@ fn a_symlinked_cache_folder_is_not_used() {
 
 #[test]
 fn a_cache_folder_of_another_user_is_private_to_them_but_may_be_shared_read_only() {
-    let plugins = plugins_with(&["calculator", "text"]);
+    let plugins = common::plugins_with(&["calculator", "text"]);
     let cache = tempfile::tempdir().expect("cache");
     cached(plugins.path(), cache.path());
     fs::set_permissions(cache.path(), fs::Permissions::from_mode(0o755)).expect("chmod");
@@ -187,7 +176,7 @@ fn build_within_a_minute(folder: &Path) -> Host {
 
 #[test]
 fn fifos_devices_huge_files_and_folders_named_wasm_are_skipped_without_blocking() {
-    let plugins = plugins_with(&["calculator", "units"]);
+    let plugins = common::plugins_with(&["calculator", "units"]);
     let folder = plugins.path();
     let mkfifo = |path: &Path| {
         let status = std::process::Command::new("mkfifo").arg(path).status().expect("mkfifo runs");
@@ -236,7 +225,7 @@ fn fifos_devices_huge_files_and_folders_named_wasm_are_skipped_without_blocking(
 
 #[test]
 fn the_component_size_limit_is_a_setting() {
-    let plugins = plugins_with(&["calculator"]);
+    let plugins = common::plugins_with(&["calculator"]);
     let size = fs::metadata(plugins.path().join("calculator.wasm")).expect("built").len();
     let host =
         Host::builder().plugin_dir(plugins.path()).max_component_bytes(size - 1).no_cache().build().expect("host");

@@ -8,13 +8,14 @@
 //! [[component]]
 //! name = "weather"                   # weather.wasm
 //! reference = "ghcr.io/org/weather:1.2.0"
+//! artifact = "sha256:77d0…"          # the OCI manifest pulled: re-pulled by this digest
 //! sha256 = "sha256:5f1e…"            # of weather.wasm: the artifact's layer digest
 //! manifest-sha256 = "sha256:a3c9…"   # of weather.toml, when the artifact carried one
 //! ```
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::MAX_MANIFEST_BYTES;
@@ -32,7 +33,7 @@ pub(crate) fn path_beside(component: &Path) -> PathBuf {
 }
 
 /// `toolhost.lock` as written.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 struct Lockfile {
     version: u32,
@@ -41,18 +42,24 @@ struct Lockfile {
 }
 
 /// What one pulled component must be.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) struct Entry {
     /// The component's name: its file is `NAME.wasm`.
     pub(crate) name: String,
     /// Where it was pulled from.
     pub(crate) reference: String,
+    /// The digest of the OCI manifest pulled, which a re-pull asks for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) artifact: Option<String>,
     /// The SHA-256 of its bytes, as `sha256:` and 64 hex digits.
     pub(crate) sha256: String,
     /// The SHA-256 of the manifest pulled with it, if one was.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) manifest_sha256: Option<String>,
+    /// Who signed the artifact: the public keys its signature was verified with.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) signed_by: Vec<String>,
 }
 
 /// Why a component's lock says it must not be loaded.
@@ -83,6 +90,32 @@ pub(crate) enum LockError {
         /// Where it was pulled from.
         reference: String,
     },
+}
+
+/// Every entry of the lock file in `folder` (none when there is no lock file).
+#[cfg_attr(not(feature = "registry"), allow(dead_code))]
+pub(crate) fn entries_in(folder: &Path) -> Result<Vec<Entry>, LockError> {
+    match read_regular_file(&folder.join(LOCK_FILE), MAX_MANIFEST_BYTES) {
+        Ok(bytes) => parse(&bytes),
+        Err(error) if error.is_not_found() => Ok(Vec::new()),
+        Err(error) => Err(unusable(&error)),
+    }
+}
+
+/// Records `entry` in the lock file of `folder` (replacing the entry of the same
+/// name), writing the whole file anew and renaming it into place.
+#[cfg_attr(not(feature = "registry"), allow(dead_code))]
+pub(crate) fn record(folder: &Path, entry: Entry) -> Result<(), LockError> {
+    let mut entries = entries_in(folder)?;
+    entries.retain(|known| known.name != entry.name);
+    entries.push(entry);
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    let text = toml::to_string(&Lockfile { version: VERSION, component: entries })
+        .map_err(|error| LockError::Unusable { reason: format!("cannot write it: {error}") })?;
+    let header = "# Written by `toolhost pull`: what each component was pulled from and the SHA-256\n\
+                  # its file must have. A component that no longer matches is not loaded.\n\n";
+    crate::sys::write_private_atomically(&folder.join(LOCK_FILE), format!("{header}{text}").as_bytes())
+        .map_err(|error| LockError::Unusable { reason: format!("cannot write it: {error}") })
 }
 
 /// The lock entry for `component`, if its folder has a lock file naming it.

@@ -27,6 +27,8 @@ pub(crate) use cache::{Cache, CacheError, default_dir};
 pub(crate) use folder::SERVER_SUFFIX;
 pub(crate) use folder::{Version, fingerprint, plugin_files, server_fingerprint};
 pub(crate) use introspect::FoundTool;
+#[cfg(feature = "registry")]
+pub(crate) use lockfile::{Entry as LockEntry, entries_in as lock_entries, record as record_lock_entry, sha256_digest};
 pub(crate) use manifest::Manifest;
 pub use report::{ComponentReport, LoadReport};
 pub(crate) use workers::{Progress, load_all};

@@ -1,0 +1,290 @@
+//! Tools from a registry: Debian's docker-registry (the CNCF distribution registry)
+//! on loopback, with and without basic auth; components pushed, pulled by tag and by
+//! digest, pulled again from the lock file, refused at load once tampered with; a
+//! registry that is down, a tag that does not exist, an artifact that is not Wasm.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use base64::Engine;
+use serde_json::json;
+use tempfile::TempDir;
+use toolhost::Host;
+use toolhost::registry::{self, Credentials, RegistryError, RegistryOptions};
+
+use crate::common;
+
+/// docker-registry in the foreground on a loopback port, its storage in a folder of its own.
+struct Registry {
+    child: Child,
+    port: u16,
+    _folder: TempDir,
+}
+
+impl Registry {
+    /// A registry anyone may pull from and push to.
+    fn start() -> Registry {
+        Registry::start_with("")
+    }
+
+    /// A registry that takes `user` with `password` alone (htpasswd, bcrypt).
+    fn with_user(user: &str, password: &str) -> Registry {
+        let folder = tempfile::tempdir().expect("temporary folder");
+        let output = Command::new("htpasswd")
+            .args(["-Bbn", user, password])
+            .output()
+            .expect("htpasswd is not installed: `apt-get install apache2-utils` (scripts/test.sh does it when it can)");
+        let users = folder.path().join("htpasswd");
+        fs::write(&users, output.stdout).expect("write");
+        let auth = format!("auth:\n  htpasswd:\n    realm: toolhost-test\n    path: {}\n", users.display());
+        let mut registry = Registry::start_with(&auth);
+        registry._folder = folder;
+        registry
+    }
+
+    fn start_with(extra: &str) -> Registry {
+        let binary = Path::new("/usr/bin/docker-registry");
+        assert!(
+            binary.is_file(),
+            "docker-registry is not installed: `apt-get install docker-registry` (scripts/test.sh does it when it can)"
+        );
+        let folder = tempfile::tempdir().expect("temporary folder");
+        let port = free_port();
+        let config = format!(
+            "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {}\n\
+             http:\n  addr: 127.0.0.1:{port}\n{extra}",
+            folder.path().join("data").display()
+        );
+        fs::write(folder.path().join("config.yml"), config).expect("write");
+        let child = Command::new(binary)
+            .arg("serve")
+            .arg(folder.path().join("config.yml"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("docker-registry starts");
+        wait_until_listening(port);
+        Registry { child, port, _folder: folder }
+    }
+
+    /// `127.0.0.1:PORT/tools/NAME:TAG`.
+    fn reference(&self, name: &str, tag: &str) -> String {
+        format!("127.0.0.1:{}/tools/{name}:{tag}", self.port)
+    }
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port()
+}
+
+/// Waits (at most 10 s) until something listens on `port`.
+fn wait_until_listening(port: u16) {
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("docker-registry did not listen on port {port} within 10 s");
+}
+
+fn block_on<F: Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime").block_on(future)
+}
+
+/// Options that read no Docker config (the tests' credentials are their own).
+fn options() -> RegistryOptions {
+    RegistryOptions { docker_config: None, ..RegistryOptions::default() }
+}
+
+fn example(name: &str) -> PathBuf {
+    common::plugins_dir().join(format!("{name}.wasm"))
+}
+
+fn host(folder: &Path) -> Host {
+    Host::builder().plugin_dir(folder).cache_dir(common::test_cache_dir()).build().expect("host")
+}
+
+#[test]
+fn a_pushed_component_is_pulled_by_tag_and_by_digest_locked_and_served() {
+    let registry = Registry::start();
+    let reference = registry.reference("calculator", "1.0.0");
+    let pushed = block_on(registry::push(&example("calculator"), &reference, &options())).expect("push");
+    assert_eq!(pushed.tools, ["evaluate", "factorial", "gcd", "percentage", "statistics"]);
+    assert!(pushed.artifact.starts_with("sha256:"));
+
+    let plugins = tempfile::tempdir().expect("plugin folder");
+    let pulled = block_on(registry::pull(&reference, plugins.path(), &options())).expect("pull");
+    assert_eq!((pulled.name.as_str(), pulled.artifact.as_str()), ("calculator", pushed.artifact.as_str()));
+    assert_eq!(fs::read(&pulled.path).expect("pulled"), fs::read(example("calculator")).expect("built"));
+    assert_eq!(pulled.sha256, pushed.sha256);
+    let lock = fs::read_to_string(plugins.path().join("toolhost.lock")).expect("lock");
+    assert!(lock.contains(&format!("reference = \"{reference}\"\nartifact = \"{}\"", pushed.artifact)), "{lock}");
+    assert!(lock.contains(&format!("sha256 = \"{}\"", pushed.sha256)), "{lock}");
+    assert_eq!(host(plugins.path()).call("gcd", &json!({"a": 12, "b": 18})).expect("served"), json!(6));
+
+    let by_digest = format!("127.0.0.1:{}/tools/calculator@{}", registry.port, pushed.artifact);
+    let other = tempfile::tempdir().expect("plugin folder");
+    let pinned = block_on(registry::pull(&by_digest, other.path(), &options())).expect("pull by digest");
+    assert_eq!(pinned.sha256, pushed.sha256);
+}
+
+#[test]
+fn the_lock_file_pulls_exactly_what_it_names_again_and_a_tampered_file_is_refused() {
+    let registry = Registry::start();
+    let (calculator, stats) = (registry.reference("calculator", "1"), registry.reference("stats-py", "1"));
+    let stats_file = common::plugins_dir().join("stats-py.wasm");
+    block_on(registry::push(&example("calculator"), &calculator, &options())).expect("push");
+    block_on(registry::push(&stats_file, &stats, &options())).expect("push");
+    let plugins = tempfile::tempdir().expect("plugin folder");
+    block_on(registry::pull(&calculator, plugins.path(), &options())).expect("pull");
+    let pulled = block_on(registry::pull(&stats, plugins.path(), &options())).expect("pull");
+    // The Python tool's manifest (its descriptions) travels as a layer of its own.
+    assert!(pulled.manifest);
+    assert_eq!(
+        fs::read(plugins.path().join("stats-py.toml")).expect("manifest"),
+        fs::read(common::plugins_dir().join("stats-py.toml")).expect("built")
+    );
+
+    // The tag moves on to other code: the lock still pulls the artifact it names.
+    block_on(registry::push(&example("units"), &calculator, &options())).expect("push over the tag");
+    fs::remove_file(plugins.path().join("calculator.wasm")).expect("remove");
+    fs::write(plugins.path().join("stats-py.wasm"), b"tampered").expect("tamper");
+    let again = block_on(registry::pull_locked(plugins.path(), &options())).expect("pull from the lock");
+    assert_eq!(again.len(), 2);
+    assert_eq!(
+        fs::read(plugins.path().join("calculator.wasm")).expect("pulled"),
+        fs::read(example("calculator")).expect("built")
+    );
+    assert_eq!(host(plugins.path()).load_report().warnings, Vec::<String>::new());
+
+    fs::copy(example("units"), plugins.path().join("calculator.wasm")).expect("swap");
+    let host = host(plugins.path());
+    let warnings = host.load_report().warnings;
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("calculator.wasm: its content does not match toolhost.lock"), "{}", warnings[0]);
+    assert!(host.tool("gcd").is_none());
+    assert_eq!(host.call("ratio", &json!({"numerator": 1, "denominator": 4})).expect("stats serves"), json!(0.25));
+}
+
+#[test]
+fn registry_failures_are_named_and_nothing_is_written() {
+    let registry = Registry::start();
+    let plugins = tempfile::tempdir().expect("plugin folder");
+    let pull = |reference: &str| block_on(registry::pull(reference, plugins.path(), &options())).unwrap_err();
+
+    let missing = pull(&registry.reference("calculator", "9.9.9"));
+    assert!(matches!(missing, RegistryError::NotFound { .. }), "{missing}");
+    assert_eq!(
+        missing.to_string(),
+        format!(
+            "{} was not found in its registry (no such repository, tag or digest)",
+            registry.reference("calculator", "9.9.9")
+        )
+    );
+    let down = pull(&format!("127.0.0.1:{}/tools/calculator:1", free_port()));
+    assert!(matches!(down, RegistryError::Unreachable { .. }), "{down}");
+    assert!(down.to_string().starts_with("cannot reach the registry 127.0.0.1:"), "{down}");
+    let junk = pull("Not A Reference");
+    assert!(junk.to_string().contains("is not an OCI reference"), "{junk}");
+
+    // A container image is not a component.
+    let image = registry.reference("image", "1");
+    block_on(push_container_image(&image)).expect("push an image");
+    let not_wasm = pull(&image);
+    assert!(matches!(not_wasm, RegistryError::NotWasm { .. }), "{not_wasm}");
+    assert!(not_wasm.to_string().contains("its config is application/vnd.oci.image.config.v1+json"), "{not_wasm}");
+
+    // A broken component is not pushed.
+    let broken = plugins.path().join("broken.wasm");
+    fs::write(&broken, b"\0asm junk").expect("write");
+    let refused = block_on(registry::push(&broken, &registry.reference("broken", "1"), &options())).unwrap_err();
+    assert!(matches!(refused, RegistryError::Check { .. }), "{refused}");
+    assert_eq!(fs::read_dir(plugins.path()).expect("folder").count(), 1, "only the broken file is there");
+}
+
+/// An ordinary container image: an OCI image config and a tar layer.
+async fn push_container_image(reference: &str) -> Result<(), oci_client::errors::OciDistributionError> {
+    use oci_client::client::{ClientConfig, ClientProtocol, Config, ImageLayer};
+    let client = oci_client::Client::new(ClientConfig { protocol: ClientProtocol::Http, ..ClientConfig::default() });
+    let layer = ImageLayer::new(vec![0; 1024], "application/vnd.oci.image.layer.v1.tar".into(), None);
+    let config = Config::oci_v1(br#"{"architecture":"amd64","os":"linux"}"#.to_vec(), None);
+    let reference = reference.parse().expect("reference");
+    client.push(&reference, &[layer], config, &oci_client::secrets::RegistryAuth::Anonymous, None).await.map(drop)
+}
+
+#[test]
+fn a_registry_with_users_takes_given_credentials_and_docker_config_and_refuses_anonymous() {
+    let registry = Registry::with_user("agent", "s3cret");
+    let reference = registry.reference("calculator", "1");
+    let given = RegistryOptions {
+        credentials: Some(Credentials { username: "agent".into(), password: "s3cret".into() }),
+        ..options()
+    };
+    block_on(registry::push(&example("calculator"), &reference, &given)).expect("push with credentials");
+
+    let plugins = tempfile::tempdir().expect("plugin folder");
+    let anonymous = block_on(registry::pull(&reference, plugins.path(), &options())).unwrap_err();
+    assert!(matches!(anonymous, RegistryError::Unauthorized { .. }), "{anonymous}");
+    assert!(anonymous.to_string().contains("--password-stdin, or log in with `docker login 127.0.0.1:"), "{anonymous}");
+    let wrong = RegistryOptions {
+        credentials: Some(Credentials { username: "agent".into(), password: "guess".into() }),
+        ..options()
+    };
+    let refused = block_on(registry::pull(&reference, plugins.path(), &wrong)).unwrap_err();
+    assert!(matches!(refused, RegistryError::Unauthorized { .. }), "{refused}");
+
+    // What `docker login` leaves: base64 of user:password under the registry's name.
+    let docker = tempfile::tempdir().expect("docker config folder");
+    let auth = base64::engine::general_purpose::STANDARD.encode("agent:s3cret");
+    let config = json!({"auths": {format!("127.0.0.1:{}", registry.port): {"auth": auth}}});
+    fs::write(docker.path().join("config.json"), config.to_string()).expect("write");
+    let from_config = RegistryOptions { docker_config: Some(docker.path().join("config.json")), ..options() };
+    block_on(registry::pull(&reference, plugins.path(), &from_config)).expect("pull with Docker's credentials");
+}
+
+/// `toolhost push` and `toolhost pull` with a password on stdin, then `toolhost pull`
+/// with no reference, from the lock file.
+#[test]
+fn the_command_pushes_and_pulls_with_a_password_on_stdin() {
+    use std::io::Write;
+    let registry = Registry::with_user("agent", "s3cret");
+    let reference = registry.reference("units", "2.0.0");
+    let plugins = tempfile::tempdir().expect("plugin folder");
+    let run = |args: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+            .args(args)
+            .env("DOCKER_CONFIG", plugins.path().join("no-docker"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("toolhost runs");
+        child.stdin.take().expect("stdin").write_all(b"s3cret\n").expect("password");
+        child.wait_with_output().expect("toolhost ends")
+    };
+    let units = example("units");
+    let pushed = run(&["push", units.to_str().expect("UTF-8"), &reference, "--username", "agent", "--password-stdin"]);
+    assert!(pushed.status.success(), "{}", String::from_utf8_lossy(&pushed.stderr));
+    assert!(String::from_utf8_lossy(&pushed.stdout).contains(&format!("-> {reference}@sha256:")));
+
+    let folder = plugins.path().to_str().expect("UTF-8");
+    let denied = run(&["pull", &reference, "--plugins", folder]);
+    assert_eq!(denied.status.code(), Some(2), "an error, not a tool's failure");
+    assert!(String::from_utf8_lossy(&denied.stderr).contains("refused access to"), "{denied:?}");
+    let pulled = run(&["pull", &reference, "--plugins", folder, "--username", "agent", "--password-stdin"]);
+    assert!(pulled.status.success(), "{}", String::from_utf8_lossy(&pulled.stderr));
+    fs::remove_file(plugins.path().join("units.wasm")).expect("remove");
+    let again = run(&["pull", "--plugins", folder, "--username", "agent", "--password-stdin"]);
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert_eq!(fs::read(plugins.path().join("units.wasm")).expect("pulled again"), fs::read(&units).expect("built"));
+}
