@@ -30,6 +30,8 @@ pub(crate) use introspect::FoundTool;
 #[cfg(feature = "registry")]
 pub(crate) use lockfile::{Entry as LockEntry, entries_in as lock_entries, record as record_lock_entry, sha256_digest};
 pub(crate) use manifest::Manifest;
+#[cfg(feature = "registry")]
+pub(crate) use manifest::path_for as manifest_path_for;
 pub use report::{ComponentReport, LoadReport};
 pub(crate) use workers::{Progress, load_all};
 

@@ -27,7 +27,10 @@ use oci_client::manifest::OciDescriptor;
 use oci_client::{Client, Reference};
 
 use crate::host::Host;
-use crate::load::{DEFAULT_MAX_COMPONENT_BYTES, LockEntry, MAX_MANIFEST_BYTES, lock_entries, record_lock_entry};
+use crate::load::{
+    DEFAULT_MAX_COMPONENT_BYTES, LockEntry, MAX_MANIFEST_BYTES, lock_entries, manifest_path_for, record_lock_entry,
+};
+use crate::sys::read_regular_file;
 
 /// How to reach registries.
 #[derive(Debug, Clone)]
@@ -405,16 +408,19 @@ fn checked_component(file: &Path) -> Result<Checked, RegistryError> {
     if tools.is_empty() {
         return Err(refuse("it has no tools".into()));
     }
-    let wasm = std::fs::read(file).map_err(|error| refuse(error.to_string()))?;
-    let manifest_path = file.with_extension("toml");
-    let manifest = match std::fs::read(&manifest_path) {
+    // Read as loading reads them: regular files, within the same bounds.
+    let wasm = read_regular_file(file, DEFAULT_MAX_COMPONENT_BYTES).map_err(|error| refuse(error.to_string()))?;
+    let manifest_path = manifest_path_for(file);
+    let manifest = match read_regular_file(&manifest_path, MAX_MANIFEST_BYTES) {
         Ok(bytes) => Some(bytes),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+        Err(error) if error.is_not_found() => None,
         Err(error) => return Err(refuse(format!("cannot read {}: {error}", manifest_path.display()))),
     };
     let (imports, exports) = world_of(&wasm);
-    let first_lines: Vec<&str> = tools.iter().filter_map(|t| t.description.lines().next()).collect();
-    let description = (tools.len() == 1).then(|| first_lines.first().map(|line| line.to_string())).flatten();
+    let description = match tools.as_slice() {
+        [one] => one.description.lines().next().map(str::to_string),
+        _ => None,
+    };
     let about = artifact::Description {
         exports,
         imports,
