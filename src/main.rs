@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand};
-use toolhost::{Capacity, Host, HostBuilder, ToolFormat, ToolOrigin, ToolSpec};
+use toolhost::{Capacity, Host, HostBuilder, Provenance, ToolFormat, ToolOrigin, ToolSpec};
 
 /// Run an AI agent's tools as sandboxed WebAssembly components.
 #[derive(Parser)]
@@ -107,6 +107,12 @@ enum Command {
         /// The plugin folder to pull into.
         #[arg(long, env = "TOOLHOST_PLUGINS", default_value = "plugins")]
         plugins: PathBuf,
+        /// A public key (PEM, as `cosign.pub`) the artifact must carry a cosign
+        /// signature of; several: any one of them (TOOLHOST_KEYS: comma-separated).
+        /// Without it, unsigned artifacts are pulled, and `toolhost list` shows them
+        /// unverified.
+        #[arg(long = "key", value_name = "PUBLIC_KEY", env = "TOOLHOST_KEYS", value_delimiter = ',')]
+        keys: Vec<PathBuf>,
         #[command(flatten)]
         registry: registry::RegistryArgs,
     },
@@ -117,8 +123,19 @@ enum Command {
         file: PathBuf,
         /// registry/repository:tag to push to.
         reference: String,
+        /// Sign the artifact, as `cosign sign --key` does, with this private key
+        /// (`cosign.key`, its password in COSIGN_PASSWORD; or an unencrypted PKCS#8 PEM).
+        #[arg(long, value_name = "PRIVATE_KEY")]
+        sign: Option<PathBuf>,
         #[command(flatten)]
         registry: registry::RegistryArgs,
+    },
+    /// Writes a new signing key pair as `cosign generate-key-pair` does: PREFIX.key
+    /// (encrypted with COSIGN_PASSWORD) for `push --sign`, PREFIX.pub for `pull --key`.
+    GenerateKeyPair {
+        /// Where to write the two files.
+        #[arg(long, default_value = "cosign")]
+        output_key_prefix: PathBuf,
     },
     /// Shows what the host makes of one component: its tools and any warnings.
     Check {
@@ -177,6 +194,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::List { plugins } => {
             let host = load(&plugins)?;
             print_tools(&host.tools());
+            print_provenance(&host.load_report());
             Ok(ExitCode::SUCCESS)
         }
         Command::Schema { plugins, format } => {
@@ -206,8 +224,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
         }
         Command::Check { file } => check(&file),
-        Command::Pull { reference, plugins, registry } => registry::pull(reference.as_deref(), &plugins, &registry),
-        Command::Push { file, reference, registry } => registry::push(&file, &reference, &registry),
+        Command::Pull { reference, plugins, keys, registry } => {
+            registry::pull(reference.as_deref(), &plugins, &keys, &registry)
+        }
+        Command::Push { file, reference, sign, registry } => {
+            registry::push(&file, &reference, sign.as_deref(), &registry)
+        }
+        Command::GenerateKeyPair { output_key_prefix } => registry::generate_key_pair(&output_key_prefix),
         Command::Extract { plugins } => {
             let mut reply = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut reply).context("cannot read the reply")?;
@@ -304,6 +327,20 @@ fn print_tools(tools: &[ToolSpec]) {
         }
     }
     println!("{} {}", tools.len(), if tools.len() == 1 { "tool" } else { "tools" });
+}
+
+/// Where each pulled component came from, and whether its signature was checked.
+fn print_provenance(report: &toolhost::LoadReport) {
+    for component in &report.components {
+        if let Provenance::Pulled { reference, signed_by } = &component.provenance {
+            let verified = if signed_by.is_empty() {
+                "UNVERIFIED: pulled with no key, its signature was not checked".to_string()
+            } else {
+                format!("signed by {}", signed_by.join(", "))
+            };
+            println!("{}: pulled from {reference}, {verified}", component.name);
+        }
+    }
 }
 
 /// `(a: u64, b?: string) -> u64`: WIT types for a component's tool, the JSON Schema

@@ -1,13 +1,16 @@
-//! `toolhost pull` and `toolhost push`: the library's registry operations with
-//! credentials from the command line and a spinner on a terminal.
+//! `toolhost pull`, `push` and `generate-key-pair`: the library's registry operations
+//! with credentials and keys from the command line and a spinner on a terminal.
 
-use std::io::IsTerminal;
-use std::path::Path;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use toolhost::registry::{self, Credentials, RegistryOptions};
+use toolhost::registry::{self, Credentials, RegistryOptions, SigningKey, VerifyingKey};
+
+/// The environment variable holding the password of an encrypted private key (cosign's).
+const PASSWORD_VARIABLE: &str = "COSIGN_PASSWORD";
 
 /// How to reach the registry.
 #[derive(Args)]
@@ -38,9 +41,18 @@ impl RegistryArgs {
     }
 }
 
-/// Pulls `reference` into `plugins`, or everything `plugins/toolhost.lock` names.
-pub fn pull(reference: Option<&str>, plugins: &Path, args: &RegistryArgs) -> anyhow::Result<ExitCode> {
-    let options = args.options()?;
+/// Pulls `reference` into `plugins`, or everything `plugins/toolhost.lock` names; with
+/// `keys`, only an artifact signed with one of them.
+pub fn pull(
+    reference: Option<&str>,
+    plugins: &Path,
+    keys: &[PathBuf],
+    args: &RegistryArgs,
+) -> anyhow::Result<ExitCode> {
+    let mut options = args.options()?;
+    for key in keys {
+        options.keys.push(VerifyingKey::from_file(key)?);
+    }
     let what = reference.map_or_else(|| format!("what {}/toolhost.lock names", plugins.display()), str::to_string);
     let pulled = with_spinner(&format!("pulling {what}"), async {
         match reference {
@@ -51,12 +63,13 @@ pub fn pull(reference: Option<&str>, plugins: &Path, args: &RegistryArgs) -> any
     for one in &pulled {
         let manifest = if one.manifest { " (with its manifest)" } else { "" };
         println!(
-            "{} <- {} (artifact {}){manifest}, {} bytes, {}",
+            "{} <- {} (artifact {}){manifest}, {} bytes, {}, {}",
             one.path.display(),
             one.reference,
             one.artifact,
             one.bytes,
-            one.sha256
+            one.sha256,
+            signed_by(&one.signed_by)
         );
     }
     if pulled.is_empty() {
@@ -65,19 +78,60 @@ pub fn pull(reference: Option<&str>, plugins: &Path, args: &RegistryArgs) -> any
     Ok(ExitCode::SUCCESS)
 }
 
-/// Pushes `file` to `reference`.
-pub fn push(file: &Path, reference: &str, args: &RegistryArgs) -> anyhow::Result<ExitCode> {
-    let options = args.options()?;
+/// Pushes `file` to `reference`, signed with `sign` if given.
+pub fn push(file: &Path, reference: &str, sign: Option<&Path>, args: &RegistryArgs) -> anyhow::Result<ExitCode> {
+    let mut options = args.options()?;
+    if let Some(key) = sign {
+        options.signing_key = Some(SigningKey::from_file(key, password().as_bytes())?);
+    }
     let pushed = with_spinner(&format!("pushing {}", file.display()), registry::push(file, reference, &options))?;
     println!(
-        "{} -> {}@{} ({} tools: {})",
+        "{} -> {}@{} ({} tools: {}), {}",
         file.display(),
         pushed.reference,
         pushed.artifact,
         pushed.tools.len(),
-        pushed.tools.join(", ")
+        pushed.tools.join(", "),
+        signed_by(pushed.signed_by.as_slice())
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes a new key pair, `PREFIX.key` (encrypted with `COSIGN_PASSWORD`, readable by
+/// its owner only) and `PREFIX.pub`, refusing to replace either.
+pub fn generate_key_pair(prefix: &Path) -> anyhow::Result<ExitCode> {
+    let (private, public) = registry::generate_key_pair(password().as_bytes())?;
+    let private_path = prefix.with_extension("key");
+    let public_path = prefix.with_extension("pub");
+    for path in [&private_path, &public_path] {
+        anyhow::ensure!(!path.exists(), "{} exists: remove it or give another --output-key-prefix", path.display());
+    }
+    write_new(&private_path, private.as_bytes(), 0o600)?;
+    write_new(&public_path, public.as_bytes(), 0o644)?;
+    println!("private key written to {}", private_path.display());
+    println!("public key written to {}", public_path.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The password of an encrypted private key: `COSIGN_PASSWORD`, or none.
+fn password() -> zeroize::Zeroizing<String> {
+    zeroize::Zeroizing::new(std::env::var(PASSWORD_VARIABLE).unwrap_or_default())
+}
+
+fn write_new(path: &Path, bytes: &[u8], mode: u32) -> anyhow::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode);
+    #[cfg(not(unix))]
+    let _ = mode;
+    let mut file = options.open(path).with_context(|| format!("cannot create {}", path.display()))?;
+    file.write_all(bytes).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// "signed by KEY, …" or "unsigned".
+fn signed_by(keys: &[String]) -> String {
+    if keys.is_empty() { "unsigned".to_string() } else { format!("signed by {}", keys.join(", ")) }
 }
 
 /// Runs `work` to its end, with a spinner saying `message` on a terminal.

@@ -69,7 +69,7 @@ pub use error::{LoadError, ToolError};
 pub use extract::{Dialect, ExtractedCall, Extraction};
 pub use host::{CallOutcome, Host, HostBuilder};
 pub use invoke::PrewarmState;
-pub use load::{ComponentReport, LoadReport};
+pub use load::{ComponentReport, LoadReport, Provenance};
 pub use resolve::{Registry, Resolved, ToolsetError};
 pub use runtime::{Capacity, Prewarm};
 pub use sandbox::{DirGrant, Grants, HostPattern, HostPatternError, Limits};

@@ -1,7 +1,8 @@
 //! Tools from a registry: Debian's docker-registry (the CNCF distribution registry)
 //! on loopback, with and without basic auth; components pushed, pulled by tag and by
 //! digest, pulled again from the lock file, refused at load once tampered with; a
-//! registry that is down, a tag that does not exist, an artifact that is not Wasm.
+//! registry that is down, a tag that does not exist, an artifact that is not Wasm;
+//! cosign signatures made, checked against the right key and a wrong one, and missing.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -11,8 +12,8 @@ use std::time::Duration;
 use base64::Engine;
 use serde_json::json;
 use tempfile::TempDir;
-use toolhost::Host;
-use toolhost::registry::{self, Credentials, RegistryError, RegistryOptions};
+use toolhost::registry::{self, Credentials, RegistryError, RegistryOptions, SigningKey, VerifyingKey};
+use toolhost::{Host, Provenance};
 
 use crate::common;
 
@@ -287,4 +288,132 @@ fn the_command_pushes_and_pulls_with_a_password_on_stdin() {
     let again = run(&["pull", "--plugins", folder, "--username", "agent", "--password-stdin"]);
     assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
     assert_eq!(fs::read(plugins.path().join("units.wasm")).expect("pulled again"), fs::read(&units).expect("built"));
+}
+
+/// A key pair made by the library, written as `cosign.key` and `cosign.pub` would be.
+fn key_pair(folder: &Path, name: &str, password: &str) -> (PathBuf, PathBuf) {
+    let (private, public) = registry::generate_key_pair(password.as_bytes()).expect("a key pair");
+    let (private_path, public_path) = (folder.join(format!("{name}.key")), folder.join(format!("{name}.pub")));
+    fs::write(&private_path, private.as_bytes()).expect("write");
+    fs::write(&public_path, public).expect("write");
+    (private_path, public_path)
+}
+
+#[test]
+fn with_a_key_only_an_artifact_it_signed_is_pulled_and_the_lock_says_who_signed() {
+    let registry = Registry::start();
+    let keys = tempfile::tempdir().expect("key folder");
+    let (author_key, author_pub) = key_pair(keys.path(), "author", "open sesame");
+    let (_, stranger_pub) = key_pair(keys.path(), "stranger", "");
+    let author = VerifyingKey::from_file(&author_pub).expect("public key");
+    let stranger = VerifyingKey::from_file(&stranger_pub).expect("public key");
+    let signing = SigningKey::from_file(&author_key, b"open sesame").expect("private key");
+    assert_eq!(signing.id(), author.id(), "a key pair's halves have one fingerprint");
+
+    let (signed, unsigned) = (registry.reference("calculator", "1"), registry.reference("units", "1"));
+    let with_signing = RegistryOptions { signing_key: Some(signing), ..options() };
+    let pushed = block_on(registry::push(&example("calculator"), &signed, &with_signing)).expect("signed push");
+    assert_eq!(pushed.signed_by.as_deref(), Some(author.id()));
+    block_on(registry::push(&example("units"), &unsigned, &options())).expect("unsigned push");
+
+    let plugins = tempfile::tempdir().expect("plugin folder");
+    let pull = |reference: &str, keys: Vec<VerifyingKey>| {
+        block_on(registry::pull(reference, plugins.path(), &RegistryOptions { keys, ..options() }))
+    };
+    let wrong = pull(&signed, vec![stranger.clone()]).unwrap_err();
+    assert!(matches!(wrong, RegistryError::Unsigned { .. }), "{wrong}");
+    assert!(wrong.to_string().contains("none of its 1 signature(s) was made with the key(s) given"), "{wrong}");
+    assert!(wrong.to_string().contains(stranger.id()), "{wrong}");
+    let none = pull(&unsigned, vec![author.clone()]).unwrap_err();
+    assert!(none.to_string().contains("it carries no cosign signature"), "{none}");
+    assert_eq!(fs::read_dir(plugins.path()).expect("folder").count(), 0, "nothing written when refused");
+
+    let pulled = pull(&signed, vec![stranger, author.clone()]).expect("signed by one of the keys");
+    assert_eq!(pulled.signed_by, [author.id()]);
+    let lock = fs::read_to_string(plugins.path().join("toolhost.lock")).expect("lock");
+    assert!(lock.contains(&format!("signed-by = [\"{}\"]", author.id())), "{lock}");
+    pull(&unsigned, Vec::new()).expect("with no key an unsigned artifact is pulled");
+
+    let host = host(plugins.path());
+    let provenance = |name: &str| {
+        let report = host.load_report();
+        report.components.iter().find(|c| c.name == name).expect("loaded").provenance.clone()
+    };
+    assert_eq!(provenance("calculator"), Provenance::Pulled { reference: signed, signed_by: vec![author.id().into()] });
+    assert!(provenance("units").is_unverified());
+
+    // A re-pull without keys keeps what the first pull verified (the artifact is pinned).
+    let again = block_on(registry::pull_locked(plugins.path(), &options())).expect("pull from the lock");
+    let calculator = again.iter().find(|p| p.name == "calculator").expect("re-pulled");
+    assert_eq!(calculator.signed_by, [author.id()]);
+}
+
+#[test]
+fn keys_that_cannot_be_used_are_named() {
+    let keys = tempfile::tempdir().expect("key folder");
+    let (private, public) = key_pair(keys.path(), "cosign", "right");
+    let wrong = SigningKey::from_file(&private, b"wrong").unwrap_err();
+    assert!(wrong.to_string().contains("is COSIGN_PASSWORD its password?"), "{wrong}");
+    let not_private = SigningKey::from_file(&public, b"").unwrap_err();
+    assert!(not_private.to_string().contains("not a PEM private key"), "{not_private}");
+    let junk = keys.path().join("junk.pub");
+    fs::write(&junk, "not a key").expect("write");
+    let not_public = VerifyingKey::from_file(&junk).unwrap_err();
+    assert!(not_public.to_string().starts_with(&format!("the key {} cannot be used", junk.display())), "{not_public}");
+    let missing = VerifyingKey::from_file(&keys.path().join("missing.pub")).unwrap_err();
+    assert!(missing.to_string().contains("cannot read it"), "{missing}");
+}
+
+/// `toolhost generate-key-pair`, `push --sign`, `pull --key`, and `list` marking what was
+/// pulled unsigned.
+#[test]
+fn the_command_signs_verifies_and_lists_unverified_components() {
+    let registry = Registry::start();
+    let work = tempfile::tempdir().expect("folder");
+    let toolhost = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_toolhost"))
+            .args(args)
+            .current_dir(work.path())
+            .env("COSIGN_PASSWORD", "correct horse")
+            .env("DOCKER_CONFIG", work.path().join("no-docker"))
+            .env("TOOLHOST_CACHE_DIR", common::test_cache_dir())
+            .output()
+            .expect("toolhost runs")
+    };
+    let text = |output: &std::process::Output| {
+        format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+    };
+    let made = toolhost(&["generate-key-pair"]);
+    assert!(made.status.success(), "{}", text(&made));
+    let again = toolhost(&["generate-key-pair"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(text(&again).contains("cosign.key exists"), "{}", text(&again));
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &fs::metadata(work.path().join("cosign.key")).expect("key").permissions(),
+    );
+    assert_eq!(mode & 0o077, 0, "the private key is its owner's alone");
+
+    let (signed, unsigned) = (registry.reference("calculator", "2"), registry.reference("units", "2"));
+    let calculator = example("calculator");
+    let units = example("units");
+    let pushed = toolhost(&["push", calculator.to_str().expect("UTF-8"), &signed, "--sign", "cosign.key"]);
+    assert!(pushed.status.success(), "{}", text(&pushed));
+    assert!(text(&pushed).contains(", signed by sha256:"), "{}", text(&pushed));
+    let plain = toolhost(&["push", units.to_str().expect("UTF-8"), &unsigned]);
+    assert!(plain.status.success(), "{}", text(&plain));
+
+    let refused = toolhost(&["pull", &unsigned, "--plugins", "plugins", "--key", "cosign.pub"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(text(&refused).contains("carries no cosign signature"), "{}", text(&refused));
+    let verified = toolhost(&["pull", &signed, "--plugins", "plugins", "--key", "cosign.pub"]);
+    assert!(verified.status.success(), "{}", text(&verified));
+    let trusting = toolhost(&["pull", &unsigned, "--plugins", "plugins"]);
+    assert!(trusting.status.success(), "{}", text(&trusting));
+    assert!(text(&trusting).contains(", unsigned"), "{}", text(&trusting));
+
+    let listed = toolhost(&["list", "--plugins", "plugins"]);
+    assert!(listed.status.success(), "{}", text(&listed));
+    let listed = text(&listed);
+    assert!(listed.contains(&format!("calculator: pulled from {signed}, signed by sha256:")), "{listed}");
+    assert!(listed.contains(&format!("units: pulled from {unsigned}, UNVERIFIED")), "{listed}");
 }

@@ -11,6 +11,7 @@
 //! artifact = "sha256:77d0…"          # the OCI manifest pulled: re-pulled by this digest
 //! sha256 = "sha256:5f1e…"            # of weather.wasm: the artifact's layer digest
 //! manifest-sha256 = "sha256:a3c9…"   # of weather.toml, when the artifact carried one
+//! signed-by = ["sha256:0b4e…"]       # the keys its cosign signature was verified with
 //! ```
 
 use std::path::{Path, PathBuf};

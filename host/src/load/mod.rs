@@ -32,7 +32,7 @@ pub(crate) use lockfile::{Entry as LockEntry, entries_in as lock_entries, record
 pub(crate) use manifest::Manifest;
 #[cfg(feature = "registry")]
 pub(crate) use manifest::path_for as manifest_path_for;
-pub use report::{ComponentReport, LoadReport};
+pub use report::{ComponentReport, LoadReport, Provenance};
 pub(crate) use workers::{Progress, load_all};
 
 use crate::error::LoadError;
@@ -81,7 +81,8 @@ pub(crate) fn load_file(
     let bytes = sys::read_regular_file(path, max_bytes).map_err(|error| unreadable(path, error))?;
     let refused =
         |error: lockfile::LockError| LoadError::Locked { path: path.to_path_buf(), reason: error.to_string() };
-    if let Some(locked) = lockfile::entry_for(path).map_err(refused)? {
+    let locked = lockfile::entry_for(path).map_err(refused)?;
+    if let Some(locked) = &locked {
         locked.verify(path, &bytes).map_err(refused)?;
     }
     check_is_component(&bytes).map_err(|reason| bad(reason.to_string()))?;
@@ -110,6 +111,10 @@ pub(crate) fn load_file(
         tools: found.tools.len(),
         compiled,
         elapsed: started.elapsed(),
+        provenance: match locked {
+            Some(entry) => Provenance::Pulled { reference: entry.reference, signed_by: entry.signed_by },
+            None => Provenance::Local,
+        },
     };
     let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let plugin = Plugin { name, pre, tools: found.tools, manifest, folder };

@@ -18,6 +18,30 @@ pub struct ComponentReport {
     pub compiled: bool,
     /// How long loading it took.
     pub elapsed: Duration,
+    /// Where its file came from, as its folder's `toolhost.lock` says.
+    pub provenance: Provenance,
+}
+
+/// Where a component's file came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Provenance {
+    /// Not named by a lock file: a file put in the folder by hand or by a build.
+    Local,
+    /// Pulled from a registry (its file matched its lock entry when it loaded).
+    Pulled {
+        /// The reference it was pulled from.
+        reference: String,
+        /// The fingerprints of the keys its cosign signature was verified with; empty:
+        /// it was pulled without a key, unverified.
+        signed_by: Vec<String>,
+    },
+}
+
+impl Provenance {
+    /// Whether it was pulled with no signature checked.
+    pub fn is_unverified(&self) -> bool {
+        matches!(self, Provenance::Pulled { signed_by, .. } if signed_by.is_empty())
+    }
 }
 
 /// What a load did: the components that loaded, and one warning per problem.

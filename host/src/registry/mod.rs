@@ -1,8 +1,9 @@
 //! Tools from a registry: components pulled from any registry that speaks the OCI
 //! distribution API into a plugin folder, each recorded with its digest in the
 //! folder's `toolhost.lock` (which loading then enforces, `load/lockfile.rs`), and
-//! pushed from a checked file in the CNCF Wasm layout (`artifact.rs`). Credentials
-//! are found as container tools keep them (`auth.rs`).
+//! pushed from a checked file in the CNCF Wasm layout (`artifact.rs`), signed and
+//! verified as cosign signs and verifies (`sign.rs`). Credentials are found as
+//! container tools keep them (`auth.rs`).
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), toolhost::registry::RegistryError> {
@@ -16,6 +17,9 @@
 
 mod artifact;
 mod auth;
+mod sign;
+
+pub use sign::{SigningKey, VerifyingKey, generate_key_pair};
 
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
@@ -44,6 +48,11 @@ pub struct RegistryOptions {
     pub docker_config: Option<PathBuf>,
     /// The largest component pulled, in bytes (default 256 MiB, as loading allows).
     pub max_component_bytes: u64,
+    /// Keys a pulled artifact must carry a cosign signature of (one is enough); none:
+    /// unsigned artifacts are pulled, and recorded as unverified.
+    pub keys: Vec<VerifyingKey>,
+    /// The key a pushed artifact is signed with, in cosign's format.
+    pub signing_key: Option<SigningKey>,
 }
 
 impl Default for RegistryOptions {
@@ -53,6 +62,8 @@ impl Default for RegistryOptions {
             credentials: None,
             docker_config: auth::docker_config_path(),
             max_component_bytes: DEFAULT_MAX_COMPONENT_BYTES,
+            keys: Vec::new(),
+            signing_key: None,
         }
     }
 }
@@ -90,6 +101,8 @@ pub struct Pulled {
     pub bytes: u64,
     /// Whether a toolhost manifest (`NAME.toml`) came with it.
     pub manifest: bool,
+    /// The fingerprints of the keys its signature was verified with (empty: unverified).
+    pub signed_by: Vec<String>,
 }
 
 /// A component pushed to a registry.
@@ -103,6 +116,8 @@ pub struct Pushed {
     pub sha256: String,
     /// The tools it carries.
     pub tools: Vec<String>,
+    /// The fingerprint of the key it was signed with, if it was.
+    pub signed_by: Option<String>,
 }
 
 /// Why a pull or a push did not happen.
@@ -176,6 +191,22 @@ pub enum RegistryError {
         /// Why it does not load.
         reason: String,
     },
+    /// The artifact is not signed with any of the keys given.
+    #[error("{reference} is refused: {reason}; nothing was written")]
+    Unsigned {
+        /// The reference.
+        reference: String,
+        /// What signatures it has.
+        reason: String,
+    },
+    /// A signing or verifying key cannot be used.
+    #[error("the key {key} cannot be used: {reason}")]
+    Key {
+        /// The key's file (or what it is).
+        key: String,
+        /// Why not.
+        reason: String,
+    },
     /// Docker's `config.json` cannot be used.
     #[error("cannot use the credentials in {}: {reason}", .path.display())]
     Credentials {
@@ -236,7 +267,11 @@ pub async fn push(file: &Path, reference: &str, options: &RegistryOptions) -> Re
         .map_err(|error| classify(error, &parsed, reference))?;
     let artifact =
         client.fetch_manifest_digest(&parsed, &auth).await.map_err(|error| classify(error, &parsed, reference))?;
-    Ok(Pushed { reference: reference.to_string(), artifact, sha256, tools: about.tools })
+    if let Some(key) = &options.signing_key {
+        sign::sign(&client, &parsed, reference, &artifact, key, &auth).await?;
+    }
+    let signed_by = options.signing_key.as_ref().map(|key| key.id().to_string());
+    Ok(Pushed { reference: reference.to_string(), artifact, sha256, tools: about.tools, signed_by })
 }
 
 /// Fetches one component and its manifest, checks them (against `locked` when
@@ -256,6 +291,13 @@ async fn fetch(
         client.pull_image_manifest(parsed, &auth).await.map_err(|error| classify(error, parsed, reference))?;
     let (component_layer, manifest_layer) = artifact::layers_of(&image_manifest)
         .map_err(|reason| RegistryError::NotWasm { reference: reference.to_string(), reason })?;
+    // Checked before a layer is fetched: the signature names the manifest's digest,
+    // which the client has checked the manifest against.
+    let signed_by = if options.keys.is_empty() {
+        locked.map(|entry| entry.signed_by.clone()).unwrap_or_default()
+    } else {
+        sign::verify(parsed, reference, &artifact, &options.keys, &auth, options.insecure).await?
+    };
     let wasm = pull_layer(&client, parsed, reference, component_layer, options.max_component_bytes).await?;
     let manifest = match manifest_layer {
         Some(layer) => Some(pull_layer(&client, parsed, reference, layer, MAX_MANIFEST_BYTES).await?),
@@ -279,7 +321,7 @@ async fn fetch(
         artifact: Some(artifact.clone()),
         sha256: sha256.clone(),
         manifest_sha256,
-        signed_by: Vec::new(),
+        signed_by: signed_by.clone(),
     };
     record_lock_entry(folder, entry).map_err(|error| folder_error(folder, error))?;
     Ok(Pulled {
@@ -290,6 +332,7 @@ async fn fetch(
         sha256,
         bytes: wasm.len() as u64,
         manifest: manifest.is_some(),
+        signed_by,
     })
 }
 
