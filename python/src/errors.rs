@@ -33,6 +33,11 @@ pub(crate) fn toolset_error(py: Python<'_>, error: &ToolsetError) -> PyErr {
     raise(py, "ToolsetError", error.to_string())
 }
 
+/// A `toolhost.RegistryError` for a pull or push that did not happen.
+pub(crate) fn registry_error(py: Python<'_>, error: &toolhost::registry::RegistryError) -> PyErr {
+    raise(py, "RegistryError", error.to_string())
+}
+
 fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
     match exception_class(py, class) {
         Ok(class) => PyErr::from_type(class, message),

@@ -10,10 +10,14 @@ the model what to do next::
 
     host = toolhost.Host("plugins")
     host.call("Evaluate", {"expression": "2*(3+4)"})   # 14.0: 'Evaluate' repaired to 'evaluate'
+
+Components travel as OCI artifacts: :func:`pull` installs one into a plugin folder
+(pinned by digest in its ``toolhost.lock``, optionally verified against cosign keys),
+:func:`push` publishes one.
 """
 
-from ._errors import LoadError, ToolExecutionError, ToolsetError
-from ._native import CallOutcome, ExtractedCall, Extraction, Host, Limits, Tool
+from ._errors import LoadError, RegistryError, ToolExecutionError, ToolsetError
+from ._native import CallOutcome, ExtractedCall, Extraction, Host, Limits, Tool, pull, push
 
 __all__ = [
     "Host",
@@ -25,5 +29,8 @@ __all__ = [
     "ToolExecutionError",
     "LoadError",
     "ToolsetError",
+    "RegistryError",
+    "pull",
+    "push",
 ]
 __version__ = "0.1.0"

@@ -2,7 +2,7 @@
 
 from typing import Any, Dict, List, Optional
 
-__all__ = ["ToolExecutionError", "LoadError", "ToolsetError"]
+__all__ = ["ToolExecutionError", "LoadError", "ToolsetError", "RegistryError"]
 
 
 # The facts a failure may carry (ToolError::to_json's keys besides "error").
@@ -72,6 +72,12 @@ class LoadError(Exception):
 
 class ToolsetError(ValueError):
     """A toolset names something that is not exactly one tool; the message has the nearest name."""
+
+
+class RegistryError(Exception):
+    """A pull or push did not happen: not found, unauthorized, unreachable, not a Wasm
+    component, a digest or signature that does not match, a key that cannot be used.
+    The message says which and what to do; nothing was written."""
 
 
 def settle_future(future: Any, method: str, value: Any) -> None:

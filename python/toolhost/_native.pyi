@@ -128,3 +128,39 @@ class Host:
     def warnings(self) -> List[str]: ...
     def __len__(self) -> int: ...
     def __contains__(self, name: str) -> bool: ...
+
+
+def pull(
+    reference: Optional[str],
+    plugins: _Path,
+    *,
+    keys: Sequence[_Path] = (),
+    insecure: bool = False,
+    username: Optional[str] = None,
+    password: Optional[str] = None,
+) -> List[Dict[str, Any]]:
+    """Pulls the component ``reference`` names (``registry/repository:tag`` or ``…@sha256:…``)
+    into the folder ``plugins`` as ``NAME.wasm`` and records it in ``toolhost.lock``; with
+    ``reference=None``, pulls again exactly what the lock names. With ``keys`` (PEM public
+    keys, as ``cosign.pub``), only an artifact carrying a cosign signature of one of them.
+    Plain HTTP only to a loopback registry unless ``insecure``. Credentials: ``username``
+    and ``password``, else Docker's ``config.json``. Returns one dict per component
+    (``name``, ``path``, ``reference``, ``artifact``, ``sha256``, ``bytes``, ``manifest``,
+    ``signed_by``). Raises :class:`RegistryError`."""
+
+
+def push(
+    file: _Path,
+    reference: str,
+    *,
+    sign: Optional[_Path] = None,
+    key_password: Optional[str] = None,
+    insecure: bool = False,
+    username: Optional[str] = None,
+    password: Optional[str] = None,
+) -> Dict[str, Any]:
+    """Publishes the component ``file`` (with ``NAME.toml`` beside it, if any) to
+    ``reference`` in the CNCF Wasm layout, once it loads as a tool component; with
+    ``sign`` (a ``cosign.key`` opened with ``key_password``, or an unencrypted PKCS#8 PEM
+    key) signs it as cosign does. Returns ``reference``, ``artifact``, ``sha256``,
+    ``tools`` and ``signed_by``. Raises :class:`RegistryError`."""
