@@ -101,8 +101,13 @@ pub fn push(file: &Path, reference: &str, sign: Option<&Path>, args: &RegistryAr
 /// its owner only) and `PREFIX.pub`, refusing to replace either.
 pub fn generate_key_pair(prefix: &Path) -> anyhow::Result<ExitCode> {
     let (private, public) = registry::generate_key_pair(password().as_bytes())?;
-    let private_path = prefix.with_extension("key");
-    let public_path = prefix.with_extension("pub");
+    // Appended, not swapped for an extension: `--output-key-prefix release.v2` stays whole.
+    let with_suffix = |suffix: &str| {
+        let mut path = prefix.as_os_str().to_owned();
+        path.push(suffix);
+        PathBuf::from(path)
+    };
+    let (private_path, public_path) = (with_suffix(".key"), with_suffix(".pub"));
     for path in [&private_path, &public_path] {
         anyhow::ensure!(!path.exists(), "{} exists: remove it or give another --output-key-prefix", path.display());
     }

@@ -388,6 +388,9 @@ fn the_command_signs_verifies_and_lists_unverified_components() {
     let again = toolhost(&["generate-key-pair"]);
     assert_eq!(again.status.code(), Some(2));
     assert!(text(&again).contains("cosign.key exists"), "{}", text(&again));
+    let dotted = toolhost(&["generate-key-pair", "--output-key-prefix", "release.v2"]);
+    assert!(dotted.status.success(), "{}", text(&dotted));
+    assert!(work.path().join("release.v2.key").is_file() && work.path().join("release.v2.pub").is_file());
     let mode = std::os::unix::fs::PermissionsExt::mode(
         &fs::metadata(work.path().join("cosign.key")).expect("key").permissions(),
     );
