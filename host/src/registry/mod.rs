@@ -386,23 +386,27 @@ impl tokio::io::AsyncWrite for Bounded {
     }
 }
 
-/// A client for `reference`'s registry: HTTPS, but plain HTTP to a loopback registry
-/// (or any, with `insecure`).
+/// A client for `reference`'s registry, over the protocol `protocol_for` gives.
 fn client(reference: &Reference, options: &RegistryOptions) -> Client {
+    Client::new(ClientConfig {
+        protocol: protocol_for(reference, options.insecure),
+        connect_timeout: Some(std::time::Duration::from_secs(10)),
+        read_timeout: Some(std::time::Duration::from_secs(60)),
+        ..ClientConfig::default()
+    })
+}
+
+/// How to reach `reference`'s registry: HTTPS, but plain HTTP to a loopback registry
+/// (or any, with `insecure`).
+fn protocol_for(reference: &Reference, insecure: bool) -> ClientProtocol {
     let registry = reference.resolve_registry().to_string();
-    let protocol = if options.insecure {
+    if insecure {
         ClientProtocol::Http
     } else if is_loopback(&registry) {
         ClientProtocol::HttpsExcept(vec![registry])
     } else {
         ClientProtocol::Https
-    };
-    Client::new(ClientConfig {
-        protocol,
-        connect_timeout: Some(std::time::Duration::from_secs(10)),
-        read_timeout: Some(std::time::Duration::from_secs(60)),
-        ..ClientConfig::default()
-    })
+    }
 }
 
 /// Whether `registry` (`host[:port]`) is on this machine's loopback interface.

@@ -145,8 +145,7 @@ pub(super) async fn verify(
     insecure: bool,
 ) -> Result<Vec<String>, RegistryError> {
     let mut client = cosign_client(reference, insecure)?;
-    let pinned =
-        OciReference::with_digest(reference.resolve_registry().into(), reference.repository().into(), digest.into());
+    let pinned = pinned(reference, digest);
     let layers = client.trusted_signature_layers(&cosign_auth(auth), &pinned).await.map_err(|error| {
         RegistryError::Unsigned {
             reference: shown.to_string(),
@@ -182,8 +181,7 @@ pub(super) async fn sign(
     auth: &RegistryAuth,
 ) -> Result<(), RegistryError> {
     let failed = |reason: String| RegistryError::Registry { reference: shown.to_string(), reason };
-    let pinned =
-        OciReference::with_digest(reference.resolve_registry().into(), reference.repository().into(), digest.into());
+    let pinned = pinned(reference, digest);
     let mut layer = SignatureLayer::new_unsigned(&pinned, digest).map_err(|error| failed(error.to_string()))?;
     let signer = key.keys.to_sigstore_signer(&key.scheme).map_err(|error| failed(error.to_string()))?;
     PrivateKeySigner::new_with_signer(signer).add_constraint(&mut layer).map_err(|error| failed(error.to_string()))?;
@@ -218,16 +216,19 @@ pub(super) async fn sign(
     Ok(())
 }
 
+/// `reference`'s repository at exactly the artifact `digest`, in sigstore's terms.
+fn pinned(reference: &Reference, digest: &str) -> OciReference {
+    OciReference::with_digest(reference.resolve_registry().into(), reference.repository().into(), digest.into())
+}
+
 /// sigstore's cosign client, reaching the registry as ours does.
 fn cosign_client(reference: &Reference, insecure: bool) -> Result<sigstore::cosign::Client, RegistryError> {
+    use oci_client::client::ClientProtocol as Ours;
     use sigstore::registry::{ClientConfig, ClientProtocol};
-    let registry = reference.resolve_registry().to_string();
-    let protocol = if insecure {
-        ClientProtocol::Http
-    } else if super::is_loopback(&registry) {
-        ClientProtocol::HttpsExcept(vec![registry])
-    } else {
-        ClientProtocol::Https
+    let protocol = match super::protocol_for(reference, insecure) {
+        Ours::Http => ClientProtocol::Http,
+        Ours::HttpsExcept(plain) => ClientProtocol::HttpsExcept(plain),
+        Ours::Https => ClientProtocol::Https,
     };
     sigstore::cosign::ClientBuilder::default()
         .with_oci_client_config(ClientConfig { protocol, ..ClientConfig::default() })
