@@ -4,7 +4,11 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+# Each phase's time, so that a slow run says where it went.
+phase_started=$(date +%s)
+took() { echo "test.sh: $1 took $(( $(date +%s) - phase_started )) s"; phase_started=$(date +%s); }
 scripts/build-guests.sh
+took "building the guests"
 # Where disk is short (CI sets TOOLHOST_LOW_DISK=1), the guests' toolchain and build
 # go once the components are in target/plugins and target/test-guests.
 if [ "${TOOLHOST_LOW_DISK:-}" = 1 ]; then
@@ -22,11 +26,16 @@ need_package /usr/bin/htpasswd apache2-utils "the registry tests"
 # nothing is compiled twice), then compile the example tools into the tests' cache
 # once, before the test binaries start: otherwise several of them compile the large
 # Python and JavaScript components at the same time.
-# The examples are not built here (clippy checks them): three binaries, 350 MB of disk.
-cargo test --workspace --locked --lib --bins --tests --no-run "$@"
+# The benchmarks are compiled too, in this build's profile and on its dependencies,
+# so that they cannot rot; they are not run (timings belong to `cargo bench` on a
+# quiet machine). The examples are not built here (clippy checks them): three
+# binaries, 350 MB of disk.
+cargo test --workspace --locked --lib --bins --tests --benches --no-run "$@"
+took "the Rust build"
 TOOLHOST_CACHE_DIR=target/test-cache target/debug/toolhost list --plugins target/plugins >/dev/null
 cargo test --workspace --locked --lib --bins --tests "$@"
 cargo test --workspace --locked --doc "$@"
+took "the Rust tests"
 # Where disk is short, the Rust tests' build goes before
 # the Python package builds its own (with its own features it shares almost none of
 # it); only the `toolhost` binary stays, which the Python registry tests run.
@@ -35,3 +44,4 @@ if [ "${TOOLHOST_LOW_DISK:-}" = 1 ]; then
 fi
 # The Python package, through pip and pytest (python/tests), with the same guests and cache.
 scripts/test-python.sh
+took "the Python package's build and tests"
