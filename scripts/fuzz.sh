@@ -28,7 +28,9 @@ fi
 export CARGO_TARGET_DIR=$root/target/fuzz
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(argument_text binder manifest mcp_stdio schema_binder)
+build_started=$(date +%s)
 (cd fuzz && cargo +nightly fuzz build --sanitizer none)
+echo "fuzz: the targets built in $(( $(date +%s) - build_started )) s"
 
 for target in "${targets[@]}"; do
     corpus=$root/target/fuzz-corpus/$target
