@@ -80,9 +80,10 @@ async fn run_in_fresh_store(
     args: &[Val],
     pace: Pace,
 ) -> Result<Value, ToolError> {
-    // With other calls running the cores are busy already: this call then makes and
-    // drops its own instance instead of handing work to the preparing thread.
-    let alone = runtime.admission().running() <= 1;
+    // With other calls running (or running a moment ago) the cores are busy already:
+    // this call then makes and drops its own instance instead of handing work to the
+    // preparing thread.
+    let alone = runtime.admission().alone();
     let (mut store, ready) = match call.warm.take() {
         Some(fresh) => (fresh.store, Some(fresh.instance)),
         None => {

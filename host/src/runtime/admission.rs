@@ -3,7 +3,7 @@
 //! first served) for a bounded time in a bounded queue, and otherwise fails with a
 //! message saying the host is busy, never with the pool's own error.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{Semaphore, SemaphorePermit};
@@ -14,6 +14,10 @@ pub(crate) const POOL_SLOTS: usize = 256;
 /// Slots beyond those for instances made before their call (see [`Prewarm`]), so a
 /// prepared instance never takes a running call's slot.
 pub(crate) const PREWARM_SLOTS: usize = 64;
+
+/// How long after two calls last ran at once a call still counts as one of a busy
+/// host's (see [`Admission::alone`]).
+const QUIET_FOR: Duration = Duration::from_millis(5);
 
 /// How many instances are made before their call arrives: per component, a few fresh,
 /// never-used ones made by a background thread, each used by one call, then thrown
@@ -79,6 +83,9 @@ pub(crate) struct Admission {
     slots: Semaphore,
     capacity: Capacity,
     waiting: AtomicUsize,
+    /// When two calls last ran at once, in nanoseconds after `started`.
+    last_overlap: AtomicU64,
+    started: Instant,
 }
 
 impl Admission {
@@ -91,7 +98,13 @@ impl Admission {
             );
             capacity.max_concurrent_calls = capacity.max_concurrent_calls.clamp(1, POOL_SLOTS);
         }
-        Admission { slots: Semaphore::new(capacity.max_concurrent_calls), capacity, waiting: AtomicUsize::new(0) }
+        Admission {
+            slots: Semaphore::new(capacity.max_concurrent_calls),
+            capacity,
+            waiting: AtomicUsize::new(0),
+            last_overlap: AtomicU64::new(0),
+            started: Instant::now(),
+        }
     }
 
     /// A turn: at once when a slot is free, else after waiting in the queue (when it
@@ -116,6 +129,21 @@ impl Admission {
     /// Calls running now (holding a turn).
     pub(crate) fn running(&self) -> usize {
         self.capacity.max_concurrent_calls - self.slots.available_permits()
+    }
+
+    /// Whether a running call is alone: no other call runs, and none ran beside
+    /// another for [`QUIET_FOR`]. Calls that overlap most of the time, with short
+    /// gaps, are a busy host, whose cores are taken anyway: counting each gap as a
+    /// lone call would hand work to the preparing thread while the callers already
+    /// use every core.
+    pub(crate) fn alone(&self) -> bool {
+        let now = u64::try_from(self.started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        if self.running() > 1 {
+            self.last_overlap.store(now, Ordering::Relaxed);
+            return false;
+        }
+        let last = self.last_overlap.load(Ordering::Relaxed);
+        last == 0 || now.saturating_sub(last) >= QUIET_FOR.as_nanos() as u64
     }
 
     /// How the host stands now, for a call that got no turn.
@@ -172,6 +200,22 @@ mod tests {
             let refused = admission.turn().await.expect_err("the queue is full");
             assert_eq!((refused.running, refused.queued), (1, 0));
             assert!(refused.waited < Duration::from_secs(1));
+        });
+    }
+
+    #[test]
+    fn a_call_is_alone_only_a_while_after_calls_last_overlapped() {
+        let admission = Admission::new(Capacity::default());
+        block_on(async {
+            let first = admission.turn().await.expect("a free slot");
+            assert!(admission.alone(), "one call, none before it");
+            let second = admission.turn().await.expect("a free slot");
+            assert!(!admission.alone(), "two calls at once");
+            drop(second);
+            assert!(!admission.alone(), "one call, right after two ran at once");
+            std::thread::sleep(QUIET_FOR);
+            assert!(admission.alone(), "one call, a while after the last overlap");
+            drop(first);
         });
     }
 
