@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
-use toolhost::{Host, ParamSpec, Registry, ToolSpec, WitType};
+use toolhost::{Host, ParamSpec, Prewarm, Registry, ToolSpec, WitType};
 
 fn built(folder: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target").join(folder);
@@ -24,9 +24,15 @@ fn echo_host() -> Host {
 
 /// A host of one component, its compiled form kept between runs.
 fn host_of(component: &Path) -> Host {
+    host_with(component, Prewarm::default())
+}
+
+/// The same, with `prewarm` for what is made ahead of the calls.
+fn host_with(component: &Path, prewarm: Prewarm) -> Host {
     Host::builder()
         .component_file(component)
         .cache_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-cache"))
+        .prewarm(prewarm)
         .build()
         .unwrap_or_else(|error| panic!("{} loads: {error}", component.display()))
 }
@@ -57,14 +63,23 @@ fn synthetic_registry(count: usize) -> Registry {
     )
 }
 
+/// Back-to-back calls on 1 and 2 threads: `dispatch/parallel/T` as a host runs by
+/// default, and `dispatch/parallel/inline/T` with nothing made ahead (each call makes
+/// its own instance), which is how the call path itself scales: by default a single
+/// calling thread already has the preparing thread working on the other core.
 fn parallel(c: &mut Criterion) {
-    let host = echo_host();
+    let inline =
+        host_with(&built("test-guests").join("hostile.wasm"), Prewarm { per_component: 0, ..Prewarm::default() });
     let mut group = c.benchmark_group("dispatch/parallel");
     group.throughput(Throughput::Elements(1));
-    for threads in [1, 2] {
-        group.bench_with_input(BenchmarkId::from_parameter(threads), &threads, |b, &threads| {
-            b.iter_custom(|iterations| calls_on_threads(&host, threads, iterations))
-        });
+    for (label, host) in [("", echo_host()), ("inline/", inline)] {
+        for threads in [1, 2] {
+            group.bench_with_input(
+                BenchmarkId::from_parameter(format!("{label}{threads}")),
+                &threads,
+                |b, &threads| b.iter_custom(|iterations| calls_on_threads(&host, threads, iterations)),
+            );
+        }
     }
     group.finish();
 }
