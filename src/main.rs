@@ -93,9 +93,13 @@ enum Command {
         plugins: Plugins,
         /// The tool's name, as a model would send it.
         name: String,
-        /// The arguments, as the JSON text a model would send.
+        /// The arguments, as the JSON text a model would send; `-` reads them from
+        /// stdin, `@FILE` from a file (for text longer than a command line takes).
         #[arg(default_value = "{}")]
         arguments: String,
+        /// Print on stderr everything the host repaired to run the call.
+        #[arg(long, short)]
+        verbose: bool,
     },
     /// Fetches a component from an OCI registry into the plugin folder and records
     /// its digest in toolhost.lock; with no reference, fetches again exactly what
@@ -206,10 +210,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             println!("{}", serde_json::to_string_pretty(&host.tool_definitions(format))?);
             Ok(ExitCode::SUCCESS)
         }
-        Command::Call { plugins, name, arguments } => {
+        Command::Call { plugins, name, arguments, verbose } => {
+            let arguments = argument_text(arguments)?;
             let host = load(&plugins)?;
             let outcome = host.dispatch_text(&name, &arguments);
-            if let (Some(from), Some(tool)) = (&outcome.repaired_from, &outcome.tool) {
+            if verbose {
+                for repair in &outcome.repairs {
+                    eprintln!("repaired: {repair}");
+                }
+            } else if let (Some(from), Some(tool)) = (&outcome.repaired_from, &outcome.tool) {
                 eprintln!("repaired tool name '{from}' -> '{tool}'");
             }
             match outcome.result {
@@ -264,6 +273,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             runtime.block_on(toolhost::mcp::serve_stdio(host))?;
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// The argument text `toolhost call` was given: as it is, or from stdin (`-`), or
+/// from a file (`@FILE`).
+fn argument_text(given: String) -> anyhow::Result<String> {
+    if given == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .context("cannot read the arguments from stdin")?;
+        return Ok(text);
+    }
+    match given.strip_prefix('@') {
+        Some(file) => std::fs::read_to_string(file).with_context(|| format!("cannot read the arguments from {file}")),
+        None => Ok(given),
     }
 }
 

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use serde_json::Value;
-use toolhost::{CallOutcome, Host};
+use toolhost::{CallOutcome, Host, Repair};
 
 /// One recorded call: the name and the arguments (a JSON value or the model's text).
 struct RecordedCall {
@@ -44,6 +44,10 @@ impl Tally {
     /// Prints what the model gets, and counts it.
     fn show(&mut self, outcome: &CallOutcome) {
         println!("host          {}", what_the_host_did(outcome));
+        // The name's repair is in the line above; the others follow it.
+        for repair in outcome.repairs.iter().filter(|r| !matches!(r, Repair::ToolName { .. })) {
+            println!("              repaired {repair}");
+        }
         match &outcome.result {
             Ok(value) => {
                 self.ran += 1;

@@ -74,5 +74,5 @@ pub use resolve::{Registry, Resolved, ToolsetError};
 pub use runtime::{Capacity, Prewarm};
 pub use sandbox::{DirGrant, Grants, HostPattern, HostPatternError, Limits};
 pub use tool::{
-    Case, ExpectedParameters, Field, ParamSpec, ToolAnnotations, ToolFormat, ToolOrigin, ToolSpec, WitType,
+    Case, ExpectedParameters, Field, ParamSpec, Repair, ToolAnnotations, ToolFormat, ToolOrigin, ToolSpec, WitType,
 };

@@ -170,6 +170,10 @@ pub(crate) struct PyCallOutcome {
     /// The name the model sent, when it was repaired into `tool`.
     #[pyo3(get)]
     repaired_from: Option<String>,
+    /// What the host changed to run the call, each in words (`name 'uber_ride' →
+    /// 'uber.ride'`); empty when the call was right as sent.
+    #[pyo3(get)]
+    repairs: Vec<String>,
     /// The result as Python values (None when the call failed).
     #[pyo3(get)]
     value: Py<PyAny>,
@@ -184,7 +188,8 @@ impl PyCallOutcome {
             Ok(value) => (convert::to_python(py, value)?.unbind(), None),
             Err(error) => (py.None(), Some(errors::tool_error_value(py, error)?.unbind())),
         };
-        Ok(PyCallOutcome { tool: outcome.tool, repaired_from: outcome.repaired_from, value, error })
+        let repairs = outcome.repairs.iter().map(ToString::to_string).collect();
+        Ok(PyCallOutcome { tool: outcome.tool, repaired_from: outcome.repaired_from, repairs, value, error })
     }
 }
 
@@ -296,7 +301,7 @@ impl PyExtractedCall {
     /// What was repaired to read it.
     #[getter]
     fn repairs(&self) -> Vec<String> {
-        self.call.repairs.clone()
+        self.call.repairs.iter().map(ToString::to_string).collect()
     }
 
     /// Why it is not a call (a `ToolExecutionError`, not raised), or None.

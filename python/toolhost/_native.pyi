@@ -61,6 +61,9 @@ class CallOutcome:
     @property
     def repaired_from(self) -> Optional[str]: ...
     @property
+    def repairs(self) -> List[str]:
+        """What the host changed to run the call, in words; empty when it was right as sent."""
+    @property
     def value(self) -> JSON: ...
     @property
     def error(self) -> Optional[ToolExecutionError]: ...

@@ -23,12 +23,12 @@ use wasmtime::component::Val;
 
 pub use schema::SchemaBinder;
 pub(crate) use text::parse_repaired as read_json_text;
-pub(crate) use value::to_val;
+pub(crate) use value::{Walk, to_val};
 pub(crate) use wording::{not_an_object, shorten_text};
 
 use crate::error::ToolError;
 use crate::tool::names::match_name;
-use crate::tool::{ParamSpec, ToolSpec};
+use crate::tool::{ParamSpec, Repair, ToolSpec};
 use text::ArgumentsError;
 
 /// Arguments as a model gave them: a JSON value, or the text it wrote.
@@ -43,34 +43,50 @@ pub(crate) enum Arguments<'a> {
 /// Checks a model's arguments against a tool's parameters, as a call would before
 /// running the tool: names repaired, values coerced losslessly and type-checked.
 pub fn check_arguments(spec: &ToolSpec, arguments: &Value) -> Result<(), ToolError> {
-    bind_arguments(spec, arguments).map(drop)
+    bind_arguments(spec, arguments, &mut Vec::new()).map(drop)
 }
 
 /// Reads argument text as a model wrote it: strict JSON, else repaired
 /// conservatively (code fences, trailing commas, single quotes, unquoted keys,
 /// missing closing brackets); an error quotes where the text broke.
 pub fn parse_arguments(spec: &ToolSpec, text: &str) -> Result<Value, ToolError> {
-    text::parse(text).map_err(|error| {
-        let problem = match error {
-            ArgumentsError::NotJson(why) => format!("The arguments for '{}' are not valid JSON: {why}.", spec.name),
-            ArgumentsError::DuplicateKey(key) => called_twice(&spec.name, &key, None),
-        };
-        invalid_arguments(spec, problem)
-    })
+    read_arguments(&spec.name, text, &mut Vec::new()).map_err(|problem| invalid_arguments(spec, problem))
 }
 
-/// Binds arguments, JSON or text, to the parameters of `spec`, in call order.
-pub(crate) fn bind(spec: &ToolSpec, arguments: Arguments<'_>) -> Result<Vec<Val>, ToolError> {
+/// Argument text read as JSON for `tool`, with the repair it needed recorded; else
+/// the sentence saying why it cannot be read.
+pub(crate) fn read_arguments(tool: &str, text: &str, repairs: &mut Vec<Repair>) -> Result<Value, String> {
+    match text::parse_repaired(text) {
+        Ok((value, repair)) => {
+            repairs.extend(repair.map(|how| Repair::ArgumentText { how: how.to_string() }));
+            Ok(value)
+        }
+        Err(ArgumentsError::NotJson(why)) => Err(format!("The arguments for '{tool}' are not valid JSON: {why}.")),
+        Err(ArgumentsError::DuplicateKey(key)) => Err(called_twice(tool, &key, None)),
+    }
+}
+
+/// Binds arguments, JSON or text, to the parameters of `spec`, in call order;
+/// what had to be repaired is added to `repairs`.
+pub(crate) fn bind(
+    spec: &ToolSpec,
+    arguments: Arguments<'_>,
+    repairs: &mut Vec<Repair>,
+) -> Result<Vec<Val>, ToolError> {
     match arguments {
-        Arguments::Json(value) => bind_arguments(spec, value),
-        Arguments::Text(text) => bind_arguments(spec, &parse_arguments(spec, text)?),
+        Arguments::Json(value) => bind_arguments(spec, value, repairs),
+        Arguments::Text(text) => {
+            let value =
+                read_arguments(&spec.name, text, repairs).map_err(|problem| invalid_arguments(spec, problem))?;
+            bind_arguments(spec, &value, repairs)
+        }
     }
 }
 
 /// Binds a model's JSON arguments to the parameters of `spec`, in call order.
-fn bind_arguments(spec: &ToolSpec, arguments: &Value) -> Result<Vec<Val>, ToolError> {
-    let given = assign_to_params(spec, arguments_object(spec, arguments)?)?;
-    spec.params.iter().zip(given).map(|(param, value)| bind_param(spec, param, value)).collect()
+fn bind_arguments(spec: &ToolSpec, arguments: &Value, repairs: &mut Vec<Repair>) -> Result<Vec<Val>, ToolError> {
+    let given = assign_to_params(spec, arguments_object(spec, arguments)?, repairs)?;
+    spec.params.iter().zip(given).map(|(param, value)| bind_param(spec, param, value, repairs)).collect()
 }
 
 /// The arguments as an object; `null` counts as no arguments.
@@ -84,13 +100,22 @@ fn arguments_object<'a>(spec: &ToolSpec, arguments: &'a Value) -> Result<&'a Map
 }
 
 /// Each parameter's value, by matching every key to one parameter; a key given twice,
-/// an unknown key or a missing required parameter is an error listing them all.
-fn assign_to_params<'a>(spec: &ToolSpec, object: &'a Map<String, Value>) -> Result<Vec<Option<&'a Value>>, ToolError> {
+/// an unknown key or a missing required parameter is an error listing them all. An
+/// empty-named key with an empty value (`"": ""`, which some models send to a tool
+/// without parameters) is dropped when no parameter has that name.
+fn assign_to_params<'a>(
+    spec: &ToolSpec,
+    object: &'a Map<String, Value>,
+    repairs: &mut Vec<Repair>,
+) -> Result<Vec<Option<&'a Value>>, ToolError> {
     let mut given: Vec<Option<(&str, &Value)>> = vec![None; spec.params.len()];
     let mut unexpected = Vec::new();
     for (key, value) in object {
         let Some(index) = match_name(spec.params.iter().map(|p| p.name.as_str()), key).one() else {
-            unexpected.push(key.as_str());
+            match empty_key_dropped(key, value) {
+                Some(repair) => repairs.push(repair),
+                None => unexpected.push(key.as_str()),
+            }
             continue;
         };
         if let Some((first, _)) = given[index] {
@@ -111,18 +136,44 @@ fn assign_to_params<'a>(spec: &ToolSpec, object: &'a Map<String, Value>) -> Resu
     if !missing.is_empty() || !unexpected.is_empty() {
         return Err(invalid_arguments(spec, wording::misfit(&spec.name, &missing, &unexpected)));
     }
+    for (param, (key, _)) in spec.params.iter().zip(&given).filter_map(|(p, g)| Some((p, (*g)?))) {
+        if key != param.name {
+            repairs.push(Repair::Key { path: key.to_string(), from: key.to_string(), to: param.name.clone() });
+        }
+    }
     Ok(given.into_iter().map(|value| value.map(|(_, v)| v)).collect())
 }
 
+/// The repair that drops `key` when it is empty and so is its value (`""`, `null`,
+/// `{}`, `[]`); `None` for any other key.
+pub(crate) fn empty_key_dropped(key: &str, value: &Value) -> Option<Repair> {
+    let empty = match value {
+        Value::Null => true,
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        Value::Bool(_) | Value::Number(_) => false,
+    };
+    (key.is_empty() && empty).then(|| Repair::EmptyKeyDropped { value: value.to_string() })
+}
+
 /// One parameter's value (absent is `null`) as a WIT value.
-fn bind_param(spec: &ToolSpec, param: &ParamSpec, value: Option<&Value>) -> Result<Val, ToolError> {
+fn bind_param(
+    spec: &ToolSpec,
+    param: &ParamSpec,
+    value: Option<&Value>,
+    repairs: &mut Vec<Repair>,
+) -> Result<Val, ToolError> {
     let value = value.unwrap_or(&Value::Null);
-    to_val(value, &param.ty, &mut param.name.clone()).map_err(|m| ToolError::InvalidValue {
+    let mut walk = Walk::at(&param.name);
+    let bound = to_val(value, &param.ty, &mut walk).map_err(|m| ToolError::InvalidValue {
         tool: spec.name.clone(),
         path: m.path,
         expected: m.expected,
         got: m.got,
-    })
+    })?;
+    repairs.append(&mut walk.repairs);
+    Ok(bound)
 }
 
 /// The error for arguments that do not fit `spec`'s parameters, with the parameters it expects.

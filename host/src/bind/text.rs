@@ -17,6 +17,7 @@ pub(crate) enum ArgumentsError {
 }
 
 /// Parses a model's argument text into a JSON value.
+#[cfg(test)]
 pub(crate) fn parse(text: &str) -> Result<Value, ArgumentsError> {
     parse_repaired(text).map(|(value, _repair)| value)
 }

@@ -12,7 +12,7 @@ use wasmtime::component::Val;
 
 use super::wording::{expected_words, shorten, snake_list};
 use crate::tool::names::{match_name, python_list, snake_case};
-use crate::tool::{Case, Field, WitType};
+use crate::tool::{Case, Field, Repair, WitType};
 
 /// A value that does not fit its type: where, what was expected, what came.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +25,35 @@ pub(crate) struct Mismatch {
     pub(crate) got: String,
 }
 
+/// Where a conversion is (the JSON path of the value at hand) and what it repaired
+/// on the way.
+#[derive(Debug, Default)]
+pub(crate) struct Walk {
+    pub(crate) path: String,
+    pub(crate) repairs: Vec<Repair>,
+}
+
+impl Walk {
+    /// A walk starting at the value named `path`.
+    pub(crate) fn at(path: &str) -> Walk {
+        Walk { path: path.to_string(), repairs: Vec::new() }
+    }
+
+    /// Runs `f` with `segment` appended to the path, restoring it afterwards.
+    fn within<T>(&mut self, segment: &str, f: impl FnOnce(&mut Walk) -> T) -> T {
+        let length = self.path.len();
+        self.path.push_str(segment);
+        let result = f(self);
+        self.path.truncate(length);
+        result
+    }
+
+    /// Records that the value here, `from`, was read as `to`.
+    fn read_as(&mut self, from: &Value, to: impl FnOnce() -> String) {
+        self.repairs.push(Repair::Value { path: self.path.clone(), from: shorten(from), to: to() });
+    }
+}
+
 /// A value being converted, with the type it must have.
 #[derive(Clone, Copy)]
 struct Expected<'a> {
@@ -34,82 +63,150 @@ struct Expected<'a> {
 
 impl Expected<'_> {
     /// The mismatch of this value at `path`.
-    fn mismatch(self, path: &str) -> Mismatch {
-        Mismatch { path: path.to_string(), expected: expected_words(self.ty), got: shorten(self.value) }
+    fn mismatch(self, walk: &Walk) -> Mismatch {
+        Mismatch { path: walk.path.clone(), expected: expected_words(self.ty), got: shorten(self.value) }
     }
 }
 
-/// Converts one JSON value to a WIT value of type `ty`; `path` names the value.
-pub(crate) fn to_val(value: &Value, ty: &WitType, path: &mut String) -> Result<Val, Mismatch> {
+/// Converts one JSON value to a WIT value of type `ty`; `walk` names the value and
+/// collects what was repaired (a value in another JSON type read as this one, a
+/// lone value wrapped in a list).
+pub(crate) fn to_val(value: &Value, ty: &WitType, walk: &mut Walk) -> Result<Val, Mismatch> {
     let at = Expected { value, ty };
-    match ty {
-        WitType::Bool => boolean(value).map(Val::Bool).ok_or_else(|| at.mismatch(path)),
-        WitType::F32 => float(value)
-            .filter(|f| f.abs() <= f64::from(f32::MAX))
-            .map(|f| Val::Float32(f as f32))
-            .ok_or_else(|| at.mismatch(path)),
-        WitType::F64 => float(value).map(Val::Float64).ok_or_else(|| at.mismatch(path)),
-        WitType::Char => single_char(value).map(Val::Char).ok_or_else(|| at.mismatch(path)),
-        WitType::String => value.as_str().map(|s| Val::String(s.to_string())).ok_or_else(|| at.mismatch(path)),
-        WitType::List(item) => {
-            let items = value.as_array().ok_or_else(|| at.mismatch(path))?;
-            items_to_vals(items, |_| item, path).map(Val::List)
+    let converted = match ty {
+        WitType::Bool => boolean(value).map(Val::Bool),
+        WitType::F32 => float(value).filter(|f| f.abs() <= f64::from(f32::MAX)).map(|f| Val::Float32(f as f32)),
+        WitType::F64 => float(value).map(Val::Float64),
+        WitType::Char => single_char(value).map(Val::Char),
+        WitType::String => value.as_str().map(|s| Val::String(s.to_string())),
+        WitType::List(item) => return list(at, item, walk),
+        WitType::Option(inner) => {
+            return match value {
+                Value::Null => Ok(Val::Option(None)),
+                v => Ok(Val::Option(Some(Box::new(to_val(v, inner, walk)?)))),
+            };
         }
-        WitType::Option(inner) => match value {
-            Value::Null => Ok(Val::Option(None)),
-            v => Ok(Val::Option(Some(Box::new(to_val(v, inner, path)?)))),
-        },
-        WitType::Result { ok, err } => result(at, ok.as_deref(), err.as_deref(), path),
-        WitType::Record(fields) => record(at, fields, path),
+        WitType::Result { ok, err } => return result(at, ok.as_deref(), err.as_deref(), walk),
+        WitType::Record(fields) => return record(at, fields, walk),
         WitType::Tuple(types) => {
-            let items = value.as_array().filter(|a| a.len() == types.len()).ok_or_else(|| at.mismatch(path))?;
-            items_to_vals(items, |i| &types[i], path).map(Val::Tuple)
+            let items = value.as_array().filter(|a| a.len() == types.len()).ok_or_else(|| at.mismatch(walk))?;
+            return items_to_vals(items, |i| &types[i], walk).map(Val::Tuple);
         }
-        WitType::Enum(names) => pick_name(names, value).map(Val::Enum).ok_or_else(|| at.mismatch(path)),
-        WitType::Flags(names) => flags(at, names, path),
-        WitType::Variant(cases) => variant(at, cases, path),
-        WitType::Unsupported(_) => Err(at.mismatch(path)),
-        integer => integer_val(value, integer).ok_or_else(|| at.mismatch(path)),
+        WitType::Enum(names) => pick_name(names, value).map(Val::Enum),
+        WitType::Flags(names) => return flags(at, names, walk),
+        WitType::Variant(cases) => return variant(at, cases, walk),
+        WitType::Unsupported(_) => None,
+        integer => integer_val(value, integer),
+    };
+    let converted = converted.ok_or_else(|| at.mismatch(walk))?;
+    if !is_canonical(value, &converted) {
+        walk.read_as(value, || canonical_json(&converted));
     }
+    Ok(converted)
+}
+
+/// Whether `value` is already the JSON of `converted` (no coercion was needed).
+fn is_canonical(value: &Value, converted: &Val) -> bool {
+    match (value, converted) {
+        (Value::Bool(_), Val::Bool(_)) | (Value::String(_), Val::String(_) | Val::Char(_)) => true,
+        (Value::Number(_), Val::Float32(_) | Val::Float64(_)) => true,
+        (Value::String(s), Val::Enum(name)) => is_spelt_as_sent(s, name),
+        (Value::Number(n), _) => n.is_i64() || n.is_u64(),
+        _ => false,
+    }
+}
+
+/// Whether `sent` is the WIT name `wit` as the model is shown it (snake_case).
+fn is_spelt_as_sent(sent: &str, wit: &str) -> bool {
+    sent.len() == wit.len() && sent.bytes().zip(wit.bytes()).all(|(s, w)| s == w || (s == b'_' && w == b'-'))
+}
+
+/// The JSON of a scalar WIT value, for a repair's words.
+fn canonical_json(val: &Val) -> String {
+    let json = match val {
+        Val::Bool(b) => Value::Bool(*b),
+        Val::S8(n) => (*n).into(),
+        Val::U8(n) => (*n).into(),
+        Val::S16(n) => (*n).into(),
+        Val::U16(n) => (*n).into(),
+        Val::S32(n) => (*n).into(),
+        Val::U32(n) => (*n).into(),
+        Val::S64(n) => (*n).into(),
+        Val::U64(n) => (*n).into(),
+        Val::Float32(f) => f64::from(*f).into(),
+        Val::Float64(f) => (*f).into(),
+        Val::Enum(name) => Value::String(snake_case(name)),
+        other => Value::String(format!("{other:?}")),
+    };
+    json.to_string()
+}
+
+/// An array of `item`s; or a lone value that is exactly one `item` (after the
+/// usual coercions) where the model left out the brackets: a one-item list. An
+/// array, an object or `null` is never wrapped, and a string is never split.
+fn list(at: Expected<'_>, item: &WitType, walk: &mut Walk) -> Result<Val, Mismatch> {
+    if let Some(items) = at.value.as_array() {
+        return items_to_vals(items, |_| item, walk).map(Val::List);
+    }
+    if matches!(at.value, Value::Null | Value::Object(_)) || !is_scalar(item) {
+        return Err(at.mismatch(walk));
+    }
+    let mut inner = Walk::at(&format!("{}[0]", walk.path));
+    let Ok(one) = to_val(at.value, item, &mut inner) else { return Err(at.mismatch(walk)) };
+    walk.repairs.push(Repair::Wrapped { path: walk.path.clone() });
+    walk.repairs.append(&mut inner.repairs);
+    Ok(Val::List(vec![one]))
+}
+
+/// Whether values of `ty` are JSON scalars (a string, a number, a boolean), which a
+/// lone value may stand for as a list's only item.
+fn is_scalar(ty: &WitType) -> bool {
+    !matches!(
+        ty,
+        WitType::List(_)
+            | WitType::Option(_)
+            | WitType::Result { .. }
+            | WitType::Record(_)
+            | WitType::Tuple(_)
+            | WitType::Flags(_)
+            | WitType::Variant(_)
+            | WitType::Unsupported(_)
+    )
 }
 
 /// Each item of an array converted to the type `item_type(index)` gives.
 fn items_to_vals<'t>(
     items: &[Value],
     item_type: impl Fn(usize) -> &'t WitType,
-    path: &mut String,
+    walk: &mut Walk,
 ) -> Result<Vec<Val>, Mismatch> {
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, v)| with_segment(path, &format!("[{i}]"), |p| to_val(v, item_type(i), p)))
-        .collect()
+    items.iter().enumerate().map(|(i, v)| walk.within(&format!("[{i}]"), |w| to_val(v, item_type(i), w))).collect()
 }
 
 /// `{"ok": v}` or `{"err": e}`, each side typed (or `null` for an empty side).
-fn result(at: Expected<'_>, ok: Option<&WitType>, err: Option<&WitType>, path: &mut String) -> Result<Val, Mismatch> {
-    let object = at.value.as_object().filter(|o| o.len() == 1).ok_or_else(|| at.mismatch(path))?;
+fn result(at: Expected<'_>, ok: Option<&WitType>, err: Option<&WitType>, walk: &mut Walk) -> Result<Val, Mismatch> {
+    let object = at.value.as_object().filter(|o| o.len() == 1).ok_or_else(|| at.mismatch(walk))?;
     let (key, inner) = object.iter().next().expect("the object has one entry");
-    let side = |ty: Option<&WitType>, path: &mut String| -> Result<Option<Box<Val>>, Mismatch> {
+    let side = |ty: Option<&WitType>, walk: &mut Walk| -> Result<Option<Box<Val>>, Mismatch> {
         match ty {
-            Some(ty) => with_segment(path, &format!(".{key}"), |p| to_val(inner, ty, p)).map(|v| Some(Box::new(v))),
+            Some(ty) => walk.within(&format!(".{key}"), |w| to_val(inner, ty, w)).map(|v| Some(Box::new(v))),
             None if inner.is_null() => Ok(None),
-            None => Err(at.mismatch(path)),
+            None => Err(at.mismatch(walk)),
         }
     };
     match key.as_str() {
-        "ok" => Ok(Val::Result(Ok(side(ok, path)?))),
-        "err" => Ok(Val::Result(Err(side(err, path)?))),
-        _ => Err(at.mismatch(path)),
+        "ok" => Ok(Val::Result(Ok(side(ok, walk)?))),
+        "err" => Ok(Val::Result(Err(side(err, walk)?))),
+        _ => Err(at.mismatch(walk)),
     }
 }
 
 /// An object whose keys name the record's fields (repaired like parameter names);
 /// absent `option<T>` fields are `none`.
-fn record(at: Expected<'_>, fields: &[Field], path: &mut String) -> Result<Val, Mismatch> {
-    let object = at.value.as_object().ok_or_else(|| at.mismatch(path))?;
+fn record(at: Expected<'_>, fields: &[Field], walk: &mut Walk) -> Result<Val, Mismatch> {
+    let object = at.value.as_object().ok_or_else(|| at.mismatch(walk))?;
     let names: Vec<String> = fields.iter().map(|f| snake_case(&f.name)).collect();
-    let given = assign_to_fields(object, &names, path)?;
+    let given = assign_to_fields(object, &names, walk)?;
     let mut out = Vec::with_capacity(fields.len());
     for ((field, name), value) in fields.iter().zip(&names).zip(given) {
         let value = match (value, &field.ty) {
@@ -117,13 +214,13 @@ fn record(at: Expected<'_>, fields: &[Field], path: &mut String) -> Result<Val, 
             (None, WitType::Option(_)) => &Value::Null,
             (None, ty) => {
                 return Err(Mismatch {
-                    path: format!("{path}.{name}"),
+                    path: format!("{}.{name}", walk.path),
                     expected: expected_words(ty),
                     got: "nothing (the field is required)".into(),
                 });
             }
         };
-        out.push((field.name.clone(), with_segment(path, &format!(".{name}"), |p| to_val(value, &field.ty, p))?));
+        out.push((field.name.clone(), walk.within(&format!(".{name}"), |w| to_val(value, &field.ty, w))?));
     }
     Ok(Val::Record(out))
 }
@@ -133,15 +230,21 @@ fn record(at: Expected<'_>, fields: &[Field], path: &mut String) -> Result<Val, 
 fn assign_to_fields<'a>(
     object: &'a Map<String, Value>,
     names: &[String],
-    path: &str,
+    walk: &mut Walk,
 ) -> Result<Vec<Option<&'a Value>>, Mismatch> {
     let mut given: Vec<Option<&Value>> = vec![None; names.len()];
     for (key, value) in object {
         match match_name(names.iter().map(String::as_str), key).one() {
-            Some(i) if given[i].is_none() => given[i] = Some(value),
+            Some(i) if given[i].is_none() => {
+                if *key != names[i] {
+                    let path = format!("{}.{key}", walk.path);
+                    walk.repairs.push(Repair::Key { path, from: key.clone(), to: names[i].clone() });
+                }
+                given[i] = Some(value);
+            }
             _ => {
                 return Err(Mismatch {
-                    path: format!("{path}.{key}"),
+                    path: format!("{}.{key}", walk.path),
                     expected: format!("not present: the fields are {}", python_list(names)),
                     got: shorten(value),
                 });
@@ -151,16 +254,29 @@ fn assign_to_fields<'a>(
     Ok(given)
 }
 
-/// An array of flag names (each repaired like an enum value); repeats count once.
-fn flags(at: Expected<'_>, names: &[String], path: &str) -> Result<Val, Mismatch> {
-    let items = at.value.as_array().ok_or_else(|| at.mismatch(path))?;
+/// An array of flag names (each repaired like an enum value), or one flag name alone;
+/// repeats count once.
+fn flags(at: Expected<'_>, names: &[String], walk: &mut Walk) -> Result<Val, Mismatch> {
+    let lone = std::slice::from_ref(at.value);
+    let items = match at.value {
+        Value::Array(items) => items.as_slice(),
+        Value::String(_) if pick_name(names, at.value).is_some() => {
+            walk.repairs.push(Repair::Wrapped { path: walk.path.clone() });
+            lone
+        }
+        _ => return Err(at.mismatch(walk)),
+    };
     let mut set: Vec<String> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let name = pick_name(names, item).ok_or_else(|| Mismatch {
-            path: format!("{path}[{i}]"),
+            path: format!("{}[{i}]", walk.path),
             expected: format!("one of {}", snake_list(names)),
             got: shorten(item),
         })?;
+        if !item.as_str().is_some_and(|sent| is_spelt_as_sent(sent, &name)) {
+            let to = Value::String(snake_case(&name)).to_string();
+            walk.within(&format!("[{i}]"), |w| w.read_as(item, || to));
+        }
         if !set.contains(&name) {
             set.push(name);
         }
@@ -169,41 +285,36 @@ fn flags(at: Expected<'_>, names: &[String], path: &str) -> Result<Val, Mismatch
 }
 
 /// `{"tag": case}` or `{"tag": case, "value": payload}`.
-fn variant(at: Expected<'_>, cases: &[Case], path: &mut String) -> Result<Val, Mismatch> {
-    let object = at.value.as_object().ok_or_else(|| at.mismatch(path))?;
-    let tag = object.get("tag").ok_or_else(|| at.mismatch(path))?;
+fn variant(at: Expected<'_>, cases: &[Case], walk: &mut Walk) -> Result<Val, Mismatch> {
+    let object = at.value.as_object().ok_or_else(|| at.mismatch(walk))?;
+    let tag = object.get("tag").ok_or_else(|| at.mismatch(walk))?;
     let case_names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
     let index = tag.as_str().and_then(|tag| match_name(case_names.iter().copied(), tag).one());
     let case = index.map(|i| &cases[i]).ok_or_else(|| Mismatch {
-        path: format!("{path}.tag"),
+        path: format!("{}.tag", walk.path),
         expected: format!("one of {}", snake_list(&case_names)),
         got: shorten(tag),
     })?;
+    if !tag.as_str().is_some_and(|sent| is_spelt_as_sent(sent, &case.name)) {
+        let to = Value::String(snake_case(&case.name)).to_string();
+        walk.within(".tag", |w| w.read_as(tag, || to));
+    }
     if object.keys().any(|k| k != "tag" && k != "value") {
-        return Err(at.mismatch(path));
+        return Err(at.mismatch(walk));
     }
     let payload = object.get("value").unwrap_or(&Value::Null);
     let payload = match &case.ty {
-        Some(ty) => Some(Box::new(with_segment(path, ".value", |p| to_val(payload, ty, p))?)),
+        Some(ty) => Some(Box::new(walk.within(".value", |w| to_val(payload, ty, w))?)),
         None if payload.is_null() => None,
         None => {
             return Err(Mismatch {
-                path: format!("{path}.value"),
+                path: format!("{}.value", walk.path),
                 expected: format!("absent: case '{}' carries no value", snake_case(&case.name)),
                 got: shorten(payload),
             });
         }
     };
     Ok(Val::Variant(case.name.clone(), payload))
-}
-
-/// Runs `f` with `segment` appended to `path`, restoring `path` afterwards.
-fn with_segment<T>(path: &mut String, segment: &str, f: impl FnOnce(&mut String) -> T) -> T {
-    let length = path.len();
-    path.push_str(segment);
-    let result = f(path);
-    path.truncate(length);
-    result
 }
 
 /// A boolean, or a string spelling one in any case.
@@ -275,23 +386,103 @@ fn pick_name(names: &[String], value: &Value) -> Option<String> {
 mod tests {
     use proptest::prelude::*;
 
-    use super::to_val;
+    use serde_json::{Value, json};
+    use wasmtime::component::Val;
+
+    use super::{Walk, to_val};
+    use crate::tool::WitType;
     use crate::tool::arbitrary::{any_json, typed_value, wit_type};
     use crate::tool::type_schema;
+
+    /// The value bound, and the words of each repair.
+    fn bound(value: Value, ty: &WitType) -> (Result<Val, String>, Vec<String>) {
+        let mut walk = Walk::at("x");
+        let bound =
+            to_val(&value, ty, &mut walk).map_err(|m| format!("{} must be {}, got {}", m.path, m.expected, m.got));
+        (bound, walk.repairs.iter().map(ToString::to_string).collect())
+    }
+
+    fn list_of(item: WitType) -> WitType {
+        WitType::List(Box::new(item))
+    }
+
+    #[test]
+    fn a_lone_value_is_a_one_item_list_when_it_is_an_item() {
+        let cuisines = WitType::Enum(vec!["sea-food".into(), "italian".into()]);
+        assert_eq!(
+            bound(json!("Sea_Food"), &list_of(cuisines.clone())),
+            (
+                Ok(Val::List(vec![Val::Enum("sea-food".into())])),
+                vec!["'x' wrapped in a list".into(), "'x[0]': \"Sea_Food\" read as \"sea_food\"".into()]
+            )
+        );
+        assert_eq!(
+            bound(json!(7), &list_of(WitType::U8)),
+            (Ok(Val::List(vec![Val::U8(7)])), vec!["'x' wrapped in a list".into()])
+        );
+        assert_eq!(
+            bound(json!("abc"), &list_of(WitType::String)),
+            (Ok(Val::List(vec![Val::String("abc".into())])), vec!["'x' wrapped in a list".into()]),
+            "a string is never split"
+        );
+        let refused = |value: Value, ty: &WitType| bound(value, ty).0.expect_err("refused");
+        assert_eq!(
+            refused(json!("thai"), &list_of(cuisines)),
+            "x must be an array whose items are each one of ['sea_food', 'italian'], got \"thai\""
+        );
+        assert!(refused(json!(300), &list_of(WitType::U8)).starts_with("x must be an array"));
+        assert!(refused(json!(null), &list_of(WitType::U8)).starts_with("x must be an array"));
+        assert!(refused(json!({"a": 1}), &list_of(WitType::String)).starts_with("x must be an array"));
+        assert!(
+            refused(json!(1), &list_of(list_of(WitType::U8))).starts_with("x must be an array"),
+            "no list of lists"
+        );
+    }
+
+    #[test]
+    fn a_lone_flag_is_a_set_of_one() {
+        let flags = WitType::Flags(vec!["read".into(), "write".into()]);
+        assert_eq!(
+            bound(json!("Read"), &flags),
+            (
+                Ok(Val::Flags(vec!["read".into()])),
+                vec!["'x' wrapped in a list".into(), "'x[0]': \"Read\" read as \"read\"".into()]
+            )
+        );
+        assert!(bound(json!("exec"), &flags).0.is_err());
+    }
+
+    #[test]
+    fn coercions_are_reported_and_canonical_values_are_not() {
+        assert_eq!(bound(json!("7"), &WitType::U32), (Ok(Val::U32(7)), vec!["'x': \"7\" read as 7".into()]));
+        assert_eq!(bound(json!(7.0), &WitType::S64), (Ok(Val::S64(7)), vec!["'x': 7.0 read as 7".into()]));
+        assert_eq!(
+            bound(json!("TRUE"), &WitType::Bool),
+            (Ok(Val::Bool(true)), vec!["'x': \"TRUE\" read as true".into()])
+        );
+        for (value, ty) in [
+            (json!(7), WitType::U32),
+            (json!(true), WitType::Bool),
+            (json!(1.5), WitType::F64),
+            (json!("a"), WitType::Char),
+        ] {
+            assert_eq!(bound(value.clone(), &ty).1, Vec::<String>::new(), "{value} for {ty}");
+        }
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
 
         #[test]
         fn the_binder_binds_every_canonical_value((ty, value) in typed_value()) {
-            prop_assert!(to_val(&value, &ty, &mut "x".to_string()).is_ok(), "binder rejects {value} for {ty}");
+            prop_assert!(to_val(&value, &ty, &mut Walk::at("x")).is_ok(), "binder rejects {value} for {ty}");
         }
 
         #[test]
         fn whatever_the_schema_accepts_the_binder_binds(ty in wit_type(), value in any_json()) {
             let schema = type_schema(&ty);
             if jsonschema::draft202012::is_valid(&schema, &value) {
-                let bound = to_val(&value, &ty, &mut "x".to_string());
+                let bound = to_val(&value, &ty, &mut Walk::at("x"));
                 prop_assert!(bound.is_ok(), "schema {schema} accepts {value} but the binder says {bound:?}");
             }
         }

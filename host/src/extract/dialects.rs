@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use super::Dialect;
 use super::json::{call_parts, value_end, values_from};
+use crate::tool::Repair;
 
 /// A call as written, before its name is resolved and its arguments read.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,7 +22,7 @@ pub(super) struct Written {
     pub(super) name: String,
     /// The arguments as written: an object, a string of JSON, or absent.
     pub(super) arguments: Option<Value>,
-    pub(super) repairs: Vec<String>,
+    pub(super) repairs: Vec<Repair>,
 }
 
 /// A marker that starts a written call, as it appears in lower case.
@@ -90,7 +91,7 @@ fn tool_call_tag(reply: &Reply<'_>, at: usize) -> Vec<Written> {
     let close = skip_whitespace(reply.text, end);
     let (span_end, repair) = match reply.lower[close..].starts_with("</tool_call>") {
         true => (close + "</tool_call>".len(), None),
-        false => (end, Some("the closing </tool_call> was missing")),
+        false => (end, Some("</tool_call>")),
     };
     json_calls(reply.text, at..span_end, objects, Dialect::ToolCallTag, repair)
 }
@@ -150,7 +151,7 @@ fn function_tag(reply: &Reply<'_>, at: usize) -> Vec<Written> {
     let closed = reply.lower[end..].starts_with("</function>");
     let mut repairs = Vec::new();
     if !closed {
-        repairs.push("the closing </function> was missing".to_string());
+        repairs.push(Repair::ClosingTag { tag: "</function>".into() });
     }
     let span_end = if closed { end + "</function>".len() } else { end };
     let arguments = match json_end {
@@ -208,7 +209,7 @@ fn json_calls(
     span: Range<usize>,
     objects: Vec<Range<usize>>,
     dialect: Dialect,
-    repair: Option<&str>,
+    missing_tag: Option<&str>,
 ) -> Vec<Written> {
     let several = objects.len() > 1;
     objects
@@ -216,7 +217,9 @@ fn json_calls(
         .filter_map(|object| {
             let (value, read_repair) = super::read(&text[object.clone()])?;
             let (name, arguments) = call_parts(value.as_object()?)?;
-            let repairs = repair.into_iter().chain(read_repair).map(str::to_string).collect();
+            let closing = missing_tag.map(|tag| Repair::ClosingTag { tag: tag.to_string() });
+            let read = read_repair.map(|how| Repair::ArgumentText { how: how.to_string() });
+            let repairs = closing.into_iter().chain(read).collect();
             let span = if several { object } else { span.clone() };
             Some(Written { span, dialect, name, arguments, repairs })
         })

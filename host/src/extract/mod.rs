@@ -28,6 +28,7 @@ use serde_json::{Map, Value, json};
 use crate::bind::{read_json_text, shorten_text};
 use crate::error::ToolError;
 use crate::resolve::Registry;
+use crate::tool::Repair;
 use dialects::{MARKERS, Reply, Written};
 
 /// How a call was written.
@@ -64,10 +65,15 @@ pub struct ExtractedCall {
     /// How it was written.
     pub dialect: Dialect,
     /// What was repaired to read it (the name, the argument text, a missing tag).
-    pub repairs: Vec<String>,
+    #[serde(serialize_with = "repairs_json")]
+    pub repairs: Vec<Repair>,
     /// Why it is not a call: the corrective message a call would get.
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "error_json")]
     pub rejected: Option<ToolError>,
+}
+
+fn repairs_json<S: serde::Serializer>(repairs: &[Repair], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(repairs.iter().map(Repair::to_json))
 }
 
 fn error_json<S: serde::Serializer>(error: &Option<ToolError>, serializer: S) -> Result<S::Ok, S::Error> {
@@ -176,7 +182,7 @@ fn bare_json(text: &str) -> Option<Written> {
         return None;
     }
     let (name, arguments) = json::call_parts(object)?;
-    let repairs = repair.into_iter().map(str::to_string).collect();
+    let repairs = repair.into_iter().map(|how| Repair::ArgumentText { how: how.to_string() }).collect();
     Some(Written { span: start..start + trimmed.len(), dialect: Dialect::BareJson, name, arguments, repairs })
 }
 
@@ -204,7 +210,7 @@ fn resolve(registry: &Registry, written: Written) -> ExtractedCall {
         }
     };
     if let Some(from) = &resolved.repaired_from {
-        call.repairs.push(format!("the name '{from}' was repaired to '{}'", resolved.name));
+        call.repairs.push(Repair::ToolName { from: from.clone(), to: resolved.name.clone() });
     }
     match arguments(&resolved.name, written.arguments) {
         Ok((arguments, repair)) => {
@@ -223,14 +229,14 @@ fn resolve(registry: &Registry, written: Written) -> ExtractedCall {
 
 /// The arguments to `tool` as an object: given as one, as a string of JSON
 /// (repaired), or absent (none); else the sentence saying what is wrong.
-fn arguments(tool: &str, written: Option<Value>) -> Result<(Value, Option<String>), String> {
+fn arguments(tool: &str, written: Option<Value>) -> Result<(Value, Option<Repair>), String> {
     let not_an_object = |other: &Value| crate::bind::not_an_object(tool, other);
     match written {
         None | Some(Value::Null) => Ok((Value::Object(Map::new()), None)),
         Some(object @ Value::Object(_)) => Ok((object, None)),
         Some(Value::String(text)) => match read_json_text(&text) {
             Ok((object @ Value::Object(_), repair)) => {
-                Ok((object, repair.map(|repair| format!("the argument text was repaired ({repair})"))))
+                Ok((object, repair.map(|how| Repair::ArgumentText { how: how.to_string() })))
             }
             Ok((other, _)) => Err(not_an_object(&other)),
             Err(_) => Err(format!("The arguments for '{tool}' are not JSON: {}.", shorten_text(&text))),

@@ -97,11 +97,11 @@ fn repairs_are_said() {
     let call = &extraction.calls[0];
     assert_eq!(call.arguments, json!({"city": "Paris"}));
     assert_eq!(
-        call.repairs,
+        call.repairs.iter().map(ToString::to_string).collect::<Vec<_>>(),
         [
             "the closing </tool_call> was missing",
-            "the name 'GetWeather' was repaired to 'get_weather'",
-            "the argument text was repaired (relaxed (JSON5) syntax read)"
+            "name 'GetWeather' → 'get_weather'",
+            "argument text: relaxed (JSON5) syntax read"
         ]
     );
     assert_eq!(call.span, 0..text.len());

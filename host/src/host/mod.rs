@@ -24,7 +24,7 @@ use crate::lock::lock;
 use crate::resolve::{Registry, Resolved, Toolset, ToolsetError};
 use crate::runtime::Runtime;
 use crate::sandbox::{Grants, Limits};
-use crate::tool::{ToolFormat, ToolSpec};
+use crate::tool::{Repair, ToolFormat, ToolSpec};
 use reload::Watcher;
 use snapshot::{Snapshot, Target};
 
@@ -72,13 +72,17 @@ struct HostCore {
     watcher: Mutex<Option<Watcher>>,
 }
 
-/// What a call did: which tool ran (after any repair) and its outcome.
+/// What a call did: which tool ran (after any repair), what was repaired to run it,
+/// and its outcome.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallOutcome {
     /// The registered name of the tool that ran, if the name resolved.
     pub tool: Option<String>,
     /// The name the model sent, when it was repaired into `tool`.
     pub repaired_from: Option<String>,
+    /// Everything the host changed to run the call, in order: the name first, then
+    /// the argument text, then keys and values. Empty for a call that was right as sent.
+    pub repairs: Vec<Repair>,
     /// The tool's result as JSON, or the corrective error.
     pub result: Result<Value, ToolError>,
 }
@@ -86,7 +90,15 @@ pub struct CallOutcome {
 impl CallOutcome {
     /// The outcome of a call whose name did not resolve, or that could not start.
     fn failed(error: ToolError) -> CallOutcome {
-        CallOutcome { tool: None, repaired_from: None, result: Err(error) }
+        CallOutcome { tool: None, repaired_from: None, repairs: Vec::new(), result: Err(error) }
+    }
+
+    /// The outcome of the call of a resolved tool, the name's repair first.
+    fn of(resolved: Resolved, mut repairs: Vec<Repair>, result: Result<Value, ToolError>) -> CallOutcome {
+        if let Some(from) = &resolved.repaired_from {
+            repairs.insert(0, Repair::ToolName { from: from.clone(), to: resolved.name.clone() });
+        }
+        CallOutcome { tool: Some(resolved.name), repaired_from: resolved.repaired_from, repairs, result }
     }
 }
 
@@ -144,7 +156,7 @@ impl Host {
 
     /// Every active tool's definition in a model provider's format, as a JSON array.
     pub fn tool_definitions(&self, format: ToolFormat) -> Value {
-        Value::Array(self.registry().specs().map(|spec| spec.definition(format)).collect())
+        Value::Array(self.registry().definitions(format))
     }
 
     /// How many instances are ready for calls that have not arrived yet, and the
@@ -203,11 +215,14 @@ impl Host {
     /// rejected one comes back as its error, and nothing runs.
     pub fn dispatch_call(&self, call: &ExtractedCall) -> CallOutcome {
         if let Some(error) = &call.rejected {
-            return CallOutcome { tool: call.tool.clone(), repaired_from: None, result: Err(error.clone()) };
+            let repairs = call.repairs.clone();
+            return CallOutcome { tool: call.tool.clone(), repaired_from: None, repairs, result: Err(error.clone()) };
         }
         // The resolved name; a call made by hand without one is resolved as it was written.
         let tool = call.tool.as_ref().unwrap_or(&call.name);
         let mut outcome = self.dispatch(tool, &call.arguments);
+        // What reading the call repaired (its name among them) comes first.
+        outcome.repairs.splice(0..0, call.repairs.iter().cloned());
         if call.name != *tool {
             outcome.repaired_from = Some(call.name.clone());
         }
@@ -254,12 +269,13 @@ impl Host {
             Ok(resolved) => resolved,
             Err(error) => return CallOutcome::failed(error),
         };
-        let result = match self.prepare(&snapshot, &registry, &resolved, Arguments::Json(&arguments)) {
+        let mut repairs = Vec::new();
+        let result = match self.prepare(&snapshot, &registry, &resolved, Arguments::Json(&arguments), &mut repairs) {
             Ok(Step::Component(call, args)) => invoke_async(&self.core.runtime, &call, &args).await,
             Ok(Step::Server(..)) => return self.dispatch_on_blocking_pool(name, arguments).await,
             Err(error) => Err(error),
         };
-        CallOutcome { tool: Some(resolved.name), repaired_from: resolved.repaired_from, result }
+        CallOutcome::of(resolved, repairs, result)
     }
 
     /// [`Host::dispatch`] on tokio's blocking pool, for calls that block (an MCP server's).
@@ -283,8 +299,9 @@ impl Host {
             Ok(resolved) => resolved,
             Err(error) => return CallOutcome::failed(error),
         };
-        let result = self.run(&snapshot, &registry, &resolved, arguments);
-        CallOutcome { tool: Some(resolved.name), repaired_from: resolved.repaired_from, result }
+        let mut repairs = Vec::new();
+        let result = self.run(&snapshot, &registry, &resolved, arguments, &mut repairs);
+        CallOutcome::of(resolved, repairs, result)
     }
 
     /// Binds the arguments to the resolved tool and invokes it.
@@ -294,11 +311,12 @@ impl Host {
         registry: &Registry,
         resolved: &Resolved,
         arguments: Arguments<'_>,
+        repairs: &mut Vec<Repair>,
     ) -> Result<Value, ToolError> {
-        match self.prepare(snapshot, registry, resolved, arguments)? {
+        match self.prepare(snapshot, registry, resolved, arguments, repairs)? {
             Step::Component(call, args) => invoke(&self.core.runtime, &call, &args),
             #[cfg(feature = "mcp-servers")]
-            Step::Server(server, index) => servers::call(server, index, &resolved.name, arguments),
+            Step::Server(server, index) => servers::call(server, index, &resolved.name, arguments, repairs),
             #[cfg(not(feature = "mcp-servers"))]
             Step::Server(..) => unreachable!("no server is served without the feature"),
         }
@@ -312,6 +330,7 @@ impl Host {
         registry: &'s Registry,
         resolved: &'s Resolved,
         arguments: Arguments<'_>,
+        repairs: &mut Vec<Repair>,
     ) -> Result<Step<'s>, ToolError> {
         let (served, found) = match snapshot.target(resolved.tool) {
             Some(Target::Component(served, found)) => (served, found),
@@ -322,7 +341,7 @@ impl Host {
             }
         };
         let spec = registry.spec(&resolved.name).unwrap_or(&found.spec);
-        let args = bind(spec, arguments)?;
+        let args = bind(spec, arguments, repairs)?;
         let call = Invocation {
             tool: &resolved.name,
             component: &served.plugin.name,

@@ -52,7 +52,7 @@ mod imp {
     use crate::load::Version;
     use crate::remote::{McpServer, RemoteRuntime, RemoteTool, ServerConfig};
     use crate::sandbox::Limits;
-    use crate::tool::ToolSpec;
+    use crate::tool::{Repair, ToolSpec};
 
     /// A started server, its tools as the snapshot took them, and the limits of its
     /// calls.
@@ -120,6 +120,7 @@ mod imp {
         index: usize,
         tool: &str,
         arguments: Arguments<'_>,
+        repairs: &mut Vec<Repair>,
     ) -> Result<Value, ToolError> {
         let Some(remote) = served.inner.tools.get(index) else {
             let reason = "no longer has this tool".to_string();
@@ -127,8 +128,8 @@ mod imp {
             return Err(ToolError::ServerFailed { tool: tool.to_string(), server, reason, retry: false });
         };
         let arguments = match arguments {
-            Arguments::Json(value) => remote.binder.bind(tool, value)?,
-            Arguments::Text(text) => remote.binder.bind_text(tool, text)?,
+            Arguments::Json(value) => remote.binder.bind_into(tool, value, repairs)?,
+            Arguments::Text(text) => remote.binder.bind_text_into(tool, text, repairs)?,
         };
         let limits = served.inner.limits;
         served.inner.server.call(tool, &remote.spec.wit_name, arguments, limits.time, limits.result_bytes)

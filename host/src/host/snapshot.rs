@@ -66,6 +66,7 @@ impl Snapshot {
             served.specs().into_iter().enumerate().map(move |(tool, spec)| (spec, ToolRef { component, tool }))
         });
         let registry = Arc::new(Registry::new(component_tools.chain(server_tools)));
+        let warnings = warnings.into_iter().chain(registry.warnings().iter().cloned()).collect();
         Snapshot { generation, components, servers, registry, warnings }
     }
 

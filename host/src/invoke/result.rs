@@ -115,7 +115,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::{json_size, json_surely_longer_than, to_json};
-    use crate::bind::to_val;
+    use crate::bind::{Walk, to_val};
     use crate::tool::arbitrary::typed_value;
 
     proptest! {
@@ -123,7 +123,7 @@ mod tests {
 
         #[test]
         fn the_result_size_bound_never_overestimates((ty, value) in typed_value()) {
-            let val = to_val(&value, &ty, &mut "x".to_string()).expect("canonical values bind");
+            let val = to_val(&value, &ty, &mut Walk::at("x")).expect("canonical values bind");
             let length = to_json(&val).to_string().len();
             for limit in 0..length + 2 {
                 if json_surely_longer_than(&val, limit) {
@@ -135,7 +135,7 @@ mod tests {
 
         #[test]
         fn a_bound_value_comes_back_as_the_json_it_was_bound_from((ty, value) in typed_value()) {
-            let val = to_val(&value, &ty, &mut "x".to_string()).expect("canonical values bind");
+            let val = to_val(&value, &ty, &mut Walk::at("x")).expect("canonical values bind");
             let json = to_json(&val);
             prop_assert_eq!(json_size(&json), json.to_string().len());
             prop_assert_eq!(json, value);

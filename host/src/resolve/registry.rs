@@ -2,20 +2,28 @@
 //! name a model sent to exactly one tool, or to a corrective error.
 //!
 //! Resolution, in order; only a unique match ever runs, a fuzzy match is only a hint:
-//! 1. the exact registered name (surrounding whitespace ignored, as a repair);
-//! 2. the normalisation key (case, `_`, `-` and whitespace ignored) of the name,
-//!    matched against each tool's unqualified name;
+//! 1. the exact registered name (surrounding whitespace ignored, as a repair), or
+//!    the name a provider format showed for it (`uber_ride` for `uber.ride`, see
+//!    [`Registry::provider_name`]);
+//! 2. the tool-name key (case, `_`, `-`, `.` and whitespace ignored) of the whole
+//!    name, matched against each tool's unqualified name;
 //! 3. the same after stripping wrappers models add: `functions.`, `default_api.`,
 //!    `tools.`, `tool.`, `mcp__<server>__`, or a `<component>/` / `<component>.`
-//!    qualifier (which also restricts the match to that component).
+//!    qualifier (which also restricts the match to that component). So when a name
+//!    reads both as a tool's own dotted name and as `<component>.<tool>`, the tool's
+//!    own name wins.
+//!
+//! Provider names are given out once, when the registry is built: each tool's name
+//! in the form every provider takes ([`provider_name`]); two tools whose forms
+//! would be the same keep apart by a digest, with a warning naming both.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use super::suggest::Candidates;
 use crate::error::ToolError;
-use crate::tool::ToolSpec;
-use crate::tool::names::{NameMatch, normalise, python_list, unqualified};
+use crate::tool::names::{NameMatch, normalise, provider_name, python_list, tool_key, unqualified, with_digest};
+use crate::tool::{ToolFormat, ToolSpec};
 
 /// Where a registered tool lives: the component's index and the tool's index in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +64,12 @@ pub struct Registry {
     inventory: Arc<[String]>,
     /// Normalised component name → component name.
     components: HashMap<String, String>,
+    /// Registered name → the name provider formats show (every tool has one).
+    provider_names: HashMap<String, String>,
+    /// Provider name → registered name, where the two differ.
+    from_provider: HashMap<String, String>,
+    /// What building the registry found a user should know (provider names that collided).
+    warnings: Vec<String>,
 }
 
 impl Registry {
@@ -89,7 +103,79 @@ impl Registry {
             }
         }
         registry.index_names();
+        registry.give_provider_names();
         registry
+    }
+
+    /// Gives every tool its provider name: [`provider_name`] of its registered name,
+    /// unless several tools would share one; then each that is not already spelt so
+    /// gets it with a digest of its own name, and a warning names them all.
+    fn give_provider_names(&mut self) {
+        let mut by_form: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+        for name in self.specs.keys() {
+            by_form.entry(provider_name(name)).or_default().push(name);
+        }
+        let mut given = Vec::with_capacity(self.specs.len());
+        for (form, names) in by_form {
+            if let [name] = names[..] {
+                given.push((name.to_string(), form));
+                continue;
+            }
+            let shown: Vec<(String, String)> = names
+                .iter()
+                .map(|name| (name.to_string(), if *name == form { form.clone() } else { with_digest(&form, name) }))
+                .collect();
+            self.warnings.push(format!(
+                "the tools {} have the same name for model providers ('{form}'), so providers are shown {}; \
+                 each stays callable by its registered name",
+                python_list(&names),
+                shown.iter().map(|(name, shown)| format!("'{shown}' for '{name}'")).collect::<Vec<_>>().join(", ")
+            ));
+            given.extend(shown);
+        }
+        for (name, shown) in given {
+            self.name_for_providers(name, shown);
+        }
+    }
+
+    /// Records `shown` as the provider name of the tool registered as `name`.
+    fn name_for_providers(&mut self, name: String, shown: String) {
+        if shown != name {
+            self.from_provider.insert(shown.clone(), name.clone());
+        }
+        self.provider_names.insert(name, shown);
+    }
+
+    /// What building the registry found that a user should know: tools whose
+    /// provider names would have been the same.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The name provider formats (OpenAI's, Anthropic's) show for the tool
+    /// registered as `name`; a call by it resolves to the tool.
+    ///
+    /// ```
+    /// use toolhost::{Registry, ToolSpec};
+    ///
+    /// let registry = Registry::from_specs([ToolSpec::new("uber.ride", "bfcl")]);
+    /// assert_eq!(registry.provider_name("uber.ride"), Some("uber_ride"));
+    /// assert_eq!(registry.resolve("uber_ride").map(|r| r.name), Ok("uber.ride".to_string()));
+    /// ```
+    pub fn provider_name(&self, name: &str) -> Option<&str> {
+        self.provider_names.get(name).map(String::as_str)
+    }
+
+    /// Every tool's definition in `format`, sorted by registered name: named as
+    /// [`Registry::provider_name`] says for a provider's format, by the registered
+    /// name for MCP's.
+    pub fn definitions(&self, format: ToolFormat) -> Vec<serde_json::Value> {
+        self.specs()
+            .map(|spec| match (format, self.provider_name(&spec.name)) {
+                (ToolFormat::Mcp, _) | (_, None) => spec.definition(format),
+                (_, Some(shown)) => spec.definition_named(format, shown),
+            })
+            .collect()
     }
 
     /// Prepares the hint candidates and the inventory once the names are final.
@@ -100,7 +186,7 @@ impl Registry {
     }
 
     fn insert(&mut self, spec: ToolSpec, tool: ToolRef) {
-        let key = normalise(unqualified(&spec.name));
+        let key = tool_key(unqualified(&spec.name));
         self.components.insert(normalise(&spec.component), spec.component.clone());
         let names = self.by_key.entry(key).or_default();
         names.push(spec.name.clone());
@@ -118,6 +204,9 @@ impl Registry {
             let (spec, tool) = &self.specs[&resolved.name];
             if !subset.specs.contains_key(&spec.name) {
                 subset.insert(spec.clone(), *tool);
+                if let Some(shown) = self.provider_names.get(&spec.name) {
+                    subset.name_for_providers(spec.name.clone(), shown.clone());
+                }
             }
         }
         subset.index_names();
@@ -143,7 +232,7 @@ impl Registry {
     pub fn resolve(&self, name: &str) -> Result<Resolved, ToolError> {
         let trimmed = name.trim();
         if let Some((registered, tool)) = self.exact(trimmed) {
-            let repaired_from = (trimmed != name).then(|| name.to_string());
+            let repaired_from = (registered != name).then(|| name.to_string());
             return Ok(Resolved { tool, name: registered.to_string(), repaired_from });
         }
         let mut current = trimmed;
@@ -164,11 +253,15 @@ impl Registry {
         Err(self.unknown(name, current))
     }
 
-    /// The tool registered under `name`, or under `component/tool` when `name` is
-    /// `component__tool`, the spelling models are shown (see [`ToolSpec::model_name`]).
+    /// The tool registered under `name`; or whose provider name is `name`; or under
+    /// `component/tool` when `name` is `component__tool`, the spelling MCP clients
+    /// are shown (see [`ToolSpec::model_name`]).
     fn exact(&self, name: &str) -> Option<(&str, ToolRef)> {
         if let Some((registered, (_, tool))) = self.specs.get_key_value(name) {
             return Some((registered, *tool));
+        }
+        if let Some(registered) = self.from_provider.get(name) {
+            return Some((registered, self.specs[registered].1));
         }
         let (component, tool) = name.split_once("__")?;
         let (registered, (_, tool)) = self.specs.get_key_value(&format!("{component}/{tool}"))?;
@@ -191,10 +284,10 @@ impl Registry {
         }
     }
 
-    /// Tools whose unqualified name has the same normalisation key as `name`,
+    /// Tools whose unqualified name has the same tool-name key as `name`,
     /// optionally only those of one component.
     fn by_normalised_key(&self, name: &str, component: Option<&str>) -> NameMatch<String> {
-        let key = normalise(name);
+        let key = tool_key(name);
         if key.is_empty() {
             return NameMatch::None;
         }
@@ -269,5 +362,94 @@ impl ToolsetError {
             // `resolve` fails with nothing else.
             _ => ToolsetError::UnknownTool { name: name.to_string(), suggestion: None },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Registry;
+    use crate::error::ToolError;
+    use crate::tool::{ToolFormat, ToolSpec};
+
+    fn registry(tools: &[(&str, &str)]) -> Registry {
+        Registry::from_specs(tools.iter().map(|(name, component)| ToolSpec::new(name, component)))
+    }
+
+    fn resolved(registry: &Registry, name: &str) -> Result<(String, Option<String>), ToolError> {
+        registry.resolve(name).map(|r| (r.name, r.repaired_from))
+    }
+
+    #[test]
+    fn a_dotted_name_is_called_by_its_provider_name_and_with_dots_as_separators() {
+        let tools = registry(&[("uber.ride", "bfcl"), ("version_api.VersionApi.get_version", "bfcl")]);
+        assert_eq!(tools.provider_name("uber.ride"), Some("uber_ride"));
+        for sent in ["uber_ride", "Uber.Ride", "uber-ride", "UberRide", "functions.uber_ride"] {
+            assert_eq!(resolved(&tools, sent), Ok(("uber.ride".into(), Some(sent.into()))), "{sent}");
+        }
+        assert_eq!(resolved(&tools, "uber.ride"), Ok(("uber.ride".into(), None)));
+        let version = "version_api.VersionApi.get_version";
+        assert_eq!(resolved(&tools, "version_api_VersionApi_get_version").map(|r| r.0), Ok(version.into()));
+        assert!(tools.warnings().is_empty());
+    }
+
+    #[test]
+    fn several_tools_matching_with_dots_as_separators_run_nothing() {
+        let tools = registry(&[("a.b_c", "x"), ("a_b.c", "x")]);
+        let Err(ToolError::AmbiguousTool { candidates, .. }) = tools.resolve("a_b_c") else { panic!("ambiguous") };
+        assert_eq!(candidates, ["a.b_c", "a_b.c"]);
+    }
+
+    #[test]
+    fn a_tools_own_dotted_name_wins_over_a_component_qualifier() {
+        // `weather.get` reads as the tool of that name, or as `get` of component `weather`.
+        let tools = registry(&[("weather_get", "other"), ("get", "weather"), ("put", "weather")]);
+        assert_eq!(resolved(&tools, "weather.get").map(|r| r.0), Ok("weather_get".into()));
+        assert_eq!(resolved(&tools, "weather.put").map(|r| r.0), Ok("put".into()));
+        assert_eq!(resolved(&tools, "weather/get").map(|r| r.0), Ok("get".into()));
+    }
+
+    #[test]
+    fn provider_names_that_would_collide_keep_apart_with_a_warning() {
+        let tools = registry(&[("a.b", "x"), ("a_b", "y"), ("a/b", "z")]);
+        assert_eq!(tools.provider_name("a_b"), Some("a_b"), "the tool already so spelt keeps its name");
+        let dotted = tools.provider_name("a.b").expect("named").to_string();
+        assert!(dotted.starts_with("a_b_") && dotted.len() == "a_b_".len() + 8, "{dotted}");
+        assert_eq!(resolved(&tools, &dotted).map(|r| r.0), Ok("a.b".into()));
+        assert_eq!(resolved(&tools, "a_b").map(|r| r.0), Ok("a_b".into()));
+        assert_eq!(resolved(&tools, "a.b").map(|r| r.0), Ok("a.b".into()));
+        assert_eq!(tools.warnings().len(), 1, "{:?}", tools.warnings());
+        let warning = &tools.warnings()[0];
+        assert!(
+            warning.starts_with("the tools ['a.b', 'a_b'] have the same name for model providers ('a_b')"),
+            "{warning}"
+        );
+        assert!(warning.contains(&format!("'{dotted}' for 'a.b'")), "{warning}");
+        let shown: Vec<String> = tools
+            .definitions(ToolFormat::OpenAiChat)
+            .iter()
+            .map(|d| d["function"]["name"].as_str().expect("named").to_string())
+            .collect();
+        assert_eq!(shown.len(), 3);
+        assert!(shown.iter().all(|name| name.len() <= 64), "{shown:?}");
+        let mut distinct = shown.clone();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 3, "{shown:?}");
+    }
+
+    #[test]
+    fn mcp_definitions_keep_the_registered_name() {
+        let tools = registry(&[("uber.ride", "bfcl")]);
+        assert_eq!(tools.definitions(ToolFormat::Mcp)[0]["name"], "uber.ride");
+        assert_eq!(tools.definitions(ToolFormat::Anthropic)[0]["name"], "uber_ride");
+        assert_eq!(tools.definitions(ToolFormat::OpenAiResponses)[0]["name"], "uber_ride");
+    }
+
+    #[test]
+    fn a_toolset_keeps_the_provider_names_of_the_whole_registry() {
+        let tools = registry(&[("a.b", "x"), ("a_b", "y")]);
+        let subset = tools.subset(&["a.b"]).expect("a.b is a tool");
+        assert_eq!(subset.provider_name("a.b"), tools.provider_name("a.b"));
+        let shown = tools.provider_name("a.b").expect("named");
+        assert_eq!(resolved(&subset, shown).map(|r| r.0), Ok("a.b".into()));
     }
 }

@@ -8,6 +8,7 @@ mod annotations;
 pub(crate) mod arbitrary;
 mod formats;
 pub(crate) mod names;
+mod repair;
 mod schema;
 mod spec;
 mod types;
@@ -15,6 +16,7 @@ mod types;
 pub use annotations::ToolAnnotations;
 pub(crate) use annotations::title_from_name;
 pub use formats::ToolFormat;
+pub use repair::Repair;
 pub(crate) use schema::schema_params;
 #[cfg(test)]
 pub(crate) use schema::type_schema;

@@ -1,7 +1,7 @@
 //! Name conventions: kebab-case WIT names to the snake_case the model sees, the
-//! normalisation key that model-sent names are matched by, and the one rule every
-//! stage matches a sent name by (exact, then separator style, then the one
-//! normalised match).
+//! normalisation keys that model-sent names are matched by, the one form of a tool
+//! name every model provider's API takes, and the one rule every stage matches a
+//! sent name by (exact, then separator style, then the one normalised match).
 
 /// The name a model sees for a WIT identifier: `get-weather` becomes `get_weather`.
 pub(crate) fn snake_case(wit_name: &str) -> String {
@@ -17,7 +17,64 @@ pub(crate) fn snake_names<S: AsRef<str>>(wit_names: &[S]) -> Vec<String> {
 /// with `_`, `-` and whitespace removed, so `WebSearch`, `web-search` and `WEB_SEARCH`
 /// all become `websearch`.
 pub(crate) fn normalise(name: &str) -> String {
-    name.chars().filter(|c| !matches!(c, '_' | '-') && !c.is_whitespace()).flat_map(char::to_lowercase).collect()
+    key_without(name, &['_', '-'])
+}
+
+/// The key two tool names must share: [`normalise`]'s, with `.` a separator too, so
+/// `uber.ride`, `uber_ride` and `UberRide` are one name. (Only for tool names: in a
+/// parameter's value, `1.5` and `15` are not the same.)
+pub(crate) fn tool_key(name: &str) -> String {
+    key_without(name, &['_', '-', '.'])
+}
+
+/// `name` in lower case without `separators` and white space.
+fn key_without(name: &str, separators: &[char]) -> String {
+    name.chars().filter(|c| !separators.contains(c) && !c.is_whitespace()).flat_map(char::to_lowercase).collect()
+}
+
+/// The longest function name every model provider takes (OpenAI's and Mistral's limit).
+pub(crate) const PROVIDER_NAME_MAX: usize = 64;
+
+/// `name` in the one form every provider's API takes as a function name,
+/// `^[A-Za-z_][A-Za-z0-9_-]{0,63}$` (the narrowest of OpenAI's, Anthropic's, Gemini's
+/// and Mistral's rules), changed only where it must be: a component qualifier's `/`
+/// becomes `__` and any other character outside the pattern `_`; a name that starts
+/// with neither a letter nor `_` gets a `_` before it; a longer name is cut and ends
+/// in `_` and eight hex digits of its digest (see [`with_digest`]).
+pub(crate) fn provider_name(name: &str) -> String {
+    let mut rendered = String::with_capacity(name.len() + 1);
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        rendered.push('_');
+    }
+    for c in name.chars() {
+        match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '_' | '-' => rendered.push(c),
+            '/' => rendered.push_str("__"),
+            _ => rendered.push('_'),
+        }
+    }
+    if rendered.len() > PROVIDER_NAME_MAX {
+        return with_digest(&rendered, name);
+    }
+    rendered
+}
+
+/// `rendered` cut to leave room for `_` and eight hex digits of the BLAKE3 digest of
+/// `name`, which are appended: names that differ stay apart, and the same name always
+/// gets the same form.
+pub(crate) fn with_digest(rendered: &str, name: &str) -> String {
+    let digest = blake3::hash(name.as_bytes()).to_hex();
+    // `rendered` is ASCII, so any byte offset is a character boundary.
+    let kept = &rendered[..rendered.len().min(PROVIDER_NAME_MAX - 9)];
+    format!("{kept}_{}", &digest[..8])
+}
+
+/// Whether `name` is in the form [`provider_name`] makes.
+#[cfg(test)]
+fn is_provider_name(name: &str) -> bool {
+    name.len() <= PROVIDER_NAME_MAX
+        && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// A qualified name's tool part: `units/convert` → `convert`.
@@ -117,6 +174,34 @@ mod tests {
         {
             assert_eq!(normalise(name), "websearch", "{name:?}");
         }
+    }
+
+    #[test]
+    fn a_tool_key_also_takes_dots_as_separators() {
+        for name in ["uber.ride", "uber_ride", "UberRide", "Uber-Ride", "uber ride"] {
+            assert_eq!(tool_key(name), "uberride", "{name:?}");
+        }
+        assert_eq!(normalise("uber.ride"), "uber.ride");
+    }
+
+    #[test]
+    fn provider_names_fit_every_providers_pattern_and_change_only_what_they_must() {
+        assert_eq!(provider_name("get_weather"), "get_weather");
+        assert_eq!(provider_name("web-search"), "web-search");
+        assert_eq!(provider_name("uber.ride"), "uber_ride");
+        assert_eq!(provider_name("version_api.VersionApi.get_version"), "version_api_VersionApi_get_version");
+        assert_eq!(provider_name("units/convert"), "units__convert");
+        assert_eq!(provider_name("3d.render"), "_3d_render");
+        assert_eq!(provider_name("météo"), "m_t_o");
+        let long = "a".repeat(40) + "." + &"b".repeat(39);
+        let rendered = provider_name(&long);
+        assert_eq!(rendered.len(), PROVIDER_NAME_MAX);
+        assert!(rendered.starts_with(&"a".repeat(40)), "{rendered}");
+        assert_ne!(rendered, provider_name(&(long.clone() + "c")), "cut names stay apart");
+        for name in ["", "-x", "a".repeat(200).as_str(), "x/y.z", "é", "a b"] {
+            assert!(is_provider_name(&provider_name(name)), "{name:?} -> {:?}", provider_name(name));
+        }
+        assert!(!is_provider_name("uber.ride"));
     }
 
     #[test]

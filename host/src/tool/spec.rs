@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::annotations::{ToolAnnotations, title_from_name};
 use super::formats::{Definition, ToolFormat};
-use super::names::python_list;
+use super::names::{provider_name, python_list};
 use super::schema::{object_schema, schema_params, type_schema};
 use super::types::WitType;
 
@@ -199,17 +199,34 @@ impl ToolSpec {
         }
     }
 
-    /// The name to show a model: the registered name, with a component qualifier's
-    /// `/` written `__` because providers allow only `[A-Za-z0-9_-]` in tool names.
-    /// The host resolves both spellings.
+    /// The name MCP clients are shown: the registered name, with a component
+    /// qualifier's `/` written `__` (MCP tool names are letters, digits, `_`, `-` and
+    /// `.`). The host resolves both spellings.
     pub fn model_name(&self) -> String {
         self.name.replace('/', "__")
     }
 
-    /// This tool's definition in `format`.
+    /// The name `format` shows a model: MCP's is [`ToolSpec::model_name`]; a
+    /// provider's is the registered name in the form every provider's API takes
+    /// (`uber.ride` → `uber_ride`; `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`). The host
+    /// resolves each back to the tool. (A host's definitions may differ where two
+    /// tools' forms collide: see [`crate::Registry::provider_name`].)
+    pub fn name_in(&self, format: ToolFormat) -> String {
+        match format {
+            ToolFormat::Mcp => self.model_name(),
+            _ => provider_name(&self.name),
+        }
+    }
+
+    /// This tool's definition in `format`, named as [`ToolSpec::name_in`] says.
     pub fn definition(&self, format: ToolFormat) -> Value {
+        self.definition_named(format, &self.name_in(format))
+    }
+
+    /// This tool's definition in `format`, under the name `shown`.
+    pub(crate) fn definition_named(&self, format: ToolFormat, shown: &str) -> Value {
         format.definition(Definition {
-            name: &self.model_name(),
+            name: shown,
             title: &self.title,
             description: &self.description,
             input_schema: self.parameters_schema(),

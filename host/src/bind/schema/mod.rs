@@ -37,11 +37,11 @@ use jsonschema::{ValidationError, Validator};
 use serde_json::{Map, Value};
 
 use super::wording::{misfit, not_an_object};
-use super::{called_twice, text};
+use super::{called_twice, empty_key_dropped, read_arguments};
 use crate::error::ToolError;
-use crate::tool::ExpectedParameters;
 use crate::tool::names::match_name;
 use crate::tool::schema_params;
+use crate::tool::{ExpectedParameters, Repair};
 
 /// A tool's JSON Schema for its arguments, compiled once, and the binding to it.
 pub struct SchemaBinder {
@@ -88,6 +88,34 @@ impl SchemaBinder {
     /// schema would take it as it is), else as given when the schema accepts that,
     /// else the error that tells the model what to change. `null` counts as none.
     pub fn bind(&self, tool: &str, arguments: &Value) -> Result<Value, ToolError> {
+        self.bind_into(tool, arguments, &mut Vec::new())
+    }
+
+    /// [`SchemaBinder::bind`], also saying what was repaired.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolhost::bind::SchemaBinder;
+    ///
+    /// let schema = json!({"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}}});
+    /// let (bound, repairs) = SchemaBinder::new(schema).bind_repaired("t", &json!({"tags": "news"}))?;
+    /// assert_eq!(bound, json!({"tags": ["news"]}));
+    /// assert_eq!(repairs[0].to_string(), "'tags' wrapped in a list");
+    /// # Ok::<(), toolhost::ToolError>(())
+    /// ```
+    pub fn bind_repaired(&self, tool: &str, arguments: &Value) -> Result<(Value, Vec<Repair>), ToolError> {
+        let mut repairs = Vec::new();
+        let bound = self.bind_into(tool, arguments, &mut repairs)?;
+        Ok((bound, repairs))
+    }
+
+    /// [`SchemaBinder::bind`], with what was repaired added to `repairs`.
+    pub(crate) fn bind_into(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        repairs: &mut Vec<Repair>,
+    ) -> Result<Value, ToolError> {
         let given = match arguments {
             Value::Object(map) => map,
             Value::Null => &Map::new(),
@@ -95,7 +123,7 @@ impl SchemaBinder {
                 return Err(self.invalid_arguments(tool, not_an_object(tool, other)));
             }
         };
-        let arguments = Value::Object(given.clone());
+        let arguments = Value::Object(self.without_empty_keys(given, repairs));
         let Ok(validator) = &self.validator else { return Ok(arguments) };
         let accepted = validator.is_valid(&arguments);
         if !accepted {
@@ -103,29 +131,48 @@ impl SchemaBinder {
         }
         // Repaired even when accepted: an open object takes `Query` as a key of its
         // own, and the server would never see the `query` the model meant.
-        let repaired = repair::Repair::new(&self.schema).value(arguments.clone(), &self.schema);
+        let mut mend = repair::Mend::new(&self.schema, !accepted);
+        let repaired = mend.value(arguments.clone(), &self.schema);
         if repaired == arguments && accepted {
             return Ok(arguments);
         }
         match self.refusal(tool, validator, &repaired) {
-            None => Ok(repaired),
+            None => {
+                repairs.append(&mut mend.log);
+                Ok(repaired)
+            }
             // A value the schema accepts is never refused, even if its repair would be.
             Some(_) if accepted => Ok(arguments),
             Some(refusal) => Err(refusal),
         }
     }
 
+    /// `given` without an empty-named key whose value is empty (see
+    /// [`crate::bind`]'s rule), unless the schema has a property of that name.
+    fn without_empty_keys(&self, given: &Map<String, Value>, repairs: &mut Vec<Repair>) -> Map<String, Value> {
+        let mut kept = given.clone();
+        if self.properties().any(str::is_empty) {
+            return kept;
+        }
+        if let Some(value) = given.get("")
+            && let Some(repair) = empty_key_dropped("", value)
+        {
+            kept.remove("");
+            repairs.push(repair);
+        }
+        kept
+    }
+
     /// [`SchemaBinder::bind`] for argument text as a model wrote it, read as JSON
     /// first (repaired conservatively, as for WIT tools).
     pub fn bind_text(&self, tool: &str, text: &str) -> Result<Value, ToolError> {
-        let arguments = text::parse(text).map_err(|error| {
-            let problem = match error {
-                text::ArgumentsError::NotJson(why) => format!("The arguments for '{tool}' are not valid JSON: {why}."),
-                text::ArgumentsError::DuplicateKey(key) => called_twice(tool, &key, None),
-            };
-            self.invalid_arguments(tool, problem)
-        })?;
-        self.bind(tool, &arguments)
+        self.bind_text_into(tool, text, &mut Vec::new())
+    }
+
+    /// [`SchemaBinder::bind_text`], with what was repaired added to `repairs`.
+    pub(crate) fn bind_text_into(&self, tool: &str, text: &str, repairs: &mut Vec<Repair>) -> Result<Value, ToolError> {
+        let arguments = read_arguments(tool, text, repairs).map_err(|problem| self.invalid_arguments(tool, problem))?;
+        self.bind_into(tool, &arguments, repairs)
     }
 
     fn properties(&self) -> impl Iterator<Item = &str> {

@@ -2,32 +2,44 @@
 //! binder's: object keys matched to property names as parameter names are (exact,
 //! the other separator, the one normalised match); a string holding an integer, a
 //! number or a boolean read as one where the schema wants that; an enum or `const`
-//! value in another case or separator style. Nothing else is changed, and whether
-//! the result fits is for the validator to say.
+//! value in another case or separator style. When the arguments as sent are refused,
+//! also: `null` for an optional property that does not take null dropped, and a
+//! lone value where an array is wanted made its one item, when it is one. Nothing
+//! else is changed, each change is logged, and whether the result fits is for the
+//! validator to say.
 
 use serde_json::{Map, Number, Value};
 
+use crate::bind::wording::shorten;
+use crate::tool::Repair;
 use crate::tool::names::match_name;
 
 /// How deep `$ref`s and nesting are followed; deeper values are left as they are.
 const MAX_DEPTH: usize = 64;
 
-/// A repair of values against the subschemas of one root schema.
-pub(super) struct Repair<'s> {
+/// A repair of values against the subschemas of one root schema, and what it changed.
+pub(super) struct Mend<'s> {
     root: &'s Value,
+    /// Whether the arguments as sent were refused: only then is a `null` dropped or
+    /// a lone value wrapped (neither may change what the schema accepts).
+    refused: bool,
+    /// Where the value at hand is (`filter.tags[0]`).
+    path: String,
+    /// What was changed, in order.
+    pub(super) log: Vec<Repair>,
 }
 
-impl<'s> Repair<'s> {
-    pub(super) fn new(root: &'s Value) -> Repair<'s> {
-        Repair { root }
+impl<'s> Mend<'s> {
+    pub(super) fn new(root: &'s Value, refused: bool) -> Mend<'s> {
+        Mend { root, refused, path: String::new(), log: Vec::new() }
     }
 
     /// `value` repaired towards `schema`.
-    pub(super) fn value(&self, value: Value, schema: &'s Value) -> Value {
+    pub(super) fn value(&mut self, value: Value, schema: &'s Value) -> Value {
         self.at_depth(value, schema, 0)
     }
 
-    fn at_depth(&self, mut value: Value, schema: &'s Value, depth: usize) -> Value {
+    fn at_depth(&mut self, mut value: Value, schema: &'s Value, depth: usize) -> Value {
         let Some(keywords) = schema.as_object().filter(|_| depth < MAX_DEPTH) else { return value };
         if let Some(target) = self.target(keywords) {
             value = self.at_depth(value, target, depth + 1);
@@ -39,13 +51,49 @@ impl<'s> Repair<'s> {
         if let Some(branches) = branches {
             value = self.one_of(value, branches, depth + 1);
         }
-        value = coerce(value, keywords);
-        value = respell(value, keywords);
+        value = self.logged(value, |value| respell(coerce(value, keywords), keywords));
+        if self.refused {
+            value = self.wrapped(value, keywords, depth);
+        }
         match value {
             Value::Object(map) => Value::Object(self.object(map, keywords, depth)),
             Value::Array(items) => Value::Array(self.array(items, keywords, depth)),
             other => other,
         }
+    }
+
+    /// `change(value)`, logged when it changed the value.
+    fn logged(&mut self, value: Value, change: impl FnOnce(Value) -> Value) -> Value {
+        if !matches!(value, Value::String(_)) {
+            return value;
+        }
+        let before = value.clone();
+        let after = change(value);
+        if after != before {
+            self.log.push(Repair::Value { path: self.path.clone(), from: shorten(&before), to: shorten(&after) });
+        }
+        after
+    }
+
+    /// A lone string, number or boolean where the schema wants an array whose items
+    /// it is (after the same repairs): that one-item array.
+    fn wrapped(&mut self, value: Value, keywords: &'s Map<String, Value>, depth: usize) -> Value {
+        let lone = matches!(value, Value::String(_) | Value::Number(_) | Value::Bool(_));
+        let wants_array = types(keywords).is_some_and(|types| types.contains(&"array") && !admits(&types, &value));
+        let Some(items) = keywords.get("items").filter(|items| items.is_object() && lone && wants_array) else {
+            return value;
+        };
+        let logged = self.log.len();
+        let before = self.path.len();
+        self.path.push_str("[0]");
+        let item = self.at_depth(value.clone(), items, depth + 1);
+        self.path.truncate(before);
+        if !self.takes_as_is(&item, items, depth + 1) {
+            self.log.truncate(logged);
+            return value;
+        }
+        self.log.insert(logged, Repair::Wrapped { path: self.path.clone() });
+        Value::Array(vec![item])
     }
 
     /// The schema a local `$ref` (`#`, `#/$defs/name`, any JSON pointer) points to.
@@ -55,71 +103,120 @@ impl<'s> Repair<'s> {
 
     /// Repaired towards the branch of `anyOf`/`oneOf` that takes the value's kind as
     /// it is, else towards the first branch a repair changes it for.
-    fn one_of(&self, value: Value, branches: &'s [Value], depth: usize) -> Value {
+    fn one_of(&mut self, value: Value, branches: &'s [Value], depth: usize) -> Value {
         if let Some(branch) = branches.iter().find(|branch| self.takes_as_is(&value, branch, depth)) {
             return self.at_depth(value, branch, depth);
         }
         for branch in branches {
+            let logged = self.log.len();
             let repaired = self.at_depth(value.clone(), branch, depth);
             if repaired != value {
                 return repaired;
             }
+            self.log.truncate(logged);
         }
         value
     }
 
-    /// Whether `branch` (its `$ref`s followed) takes values of `value`'s kind.
+    /// Whether `branch` (its `$ref`s followed, and any of its `anyOf`/`oneOf`
+    /// branches) takes values of `value`'s kind.
     fn takes_as_is(&self, value: &Value, branch: &'s Value, depth: usize) -> bool {
         let Some(keywords) = branch.as_object() else { return branch.as_bool().unwrap_or(false) };
-        match self.target(keywords) {
-            Some(target) if depth < MAX_DEPTH => self.takes_as_is(value, target, depth + 1),
-            _ => match (types(keywords), options(keywords)) {
-                (_, Some(options)) => options.contains(value),
-                (Some(types), None) => admits(&types, value),
-                (None, None) => true,
-            },
+        if depth >= MAX_DEPTH {
+            return true;
+        }
+        if let Some(target) = self.target(keywords) {
+            return self.takes_as_is(value, target, depth + 1);
+        }
+        let branches = keywords.get("anyOf").or_else(|| keywords.get("oneOf")).and_then(Value::as_array);
+        if let Some(branches) = branches
+            && !branches.iter().any(|branch| self.takes_as_is(value, branch, depth + 1))
+        {
+            return false;
+        }
+        match (types(keywords), options(keywords)) {
+            (_, Some(options)) => options.contains(value),
+            (Some(types), None) => admits(&types, value),
+            (None, None) => true,
         }
     }
 
     /// Keys matched to the properties (unless that would give one twice), each value
-    /// repaired towards its property's schema, or `additionalProperties`'.
-    fn object(&self, given: Map<String, Value>, keywords: &'s Map<String, Value>, depth: usize) -> Map<String, Value> {
+    /// repaired towards its property's schema, or `additionalProperties'`; when the
+    /// arguments were refused, a `null` for an optional property that does not take
+    /// null left out.
+    fn object(
+        &mut self,
+        given: Map<String, Value>,
+        keywords: &'s Map<String, Value>,
+        depth: usize,
+    ) -> Map<String, Value> {
         let properties = keywords.get("properties").and_then(Value::as_object);
         let additional = keywords.get("additionalProperties").filter(|schema| schema.is_object());
         let names: Vec<&str> = properties.into_iter().flat_map(|p| p.keys().map(String::as_str)).collect();
-        let spelt_exactly = |name: &str| given.contains_key(name);
         let mut out = Map::with_capacity(given.len());
         for (key, value) in &given {
             let name = match match_name(names.iter().copied(), key).one() {
-                Some(i) if names[i] != key && (spelt_exactly(names[i]) || out.contains_key(names[i])) => key.as_str(),
+                Some(i) if names[i] != key && (given.contains_key(names[i]) || out.contains_key(names[i])) => {
+                    key.as_str()
+                }
                 Some(i) => names[i],
                 None => key.as_str(),
             };
-            let schema = properties.and_then(|p| p.get(name)).or(additional);
-            let value = match schema {
-                Some(schema) => self.at_depth(value.clone(), schema, depth + 1),
-                None => value.clone(),
-            };
-            out.insert(name.to_string(), value);
+            let property = properties.and_then(|p| p.get(name));
+            let before = self.path.len();
+            self.path.push_str(&segment(before, key));
+            if name != key {
+                self.log.push(Repair::Key { path: self.path.clone(), from: key.clone(), to: name.to_string() });
+            }
+            let omitted = value.is_null()
+                && self.refused
+                && !is_required(keywords, name)
+                && property.is_some_and(|schema| !self.takes_as_is(value, schema, depth + 1));
+            if omitted {
+                self.log.push(Repair::NullOmitted { path: self.path.clone() });
+            } else {
+                let value = match property.or(additional) {
+                    Some(schema) => self.at_depth(value.clone(), schema, depth + 1),
+                    None => value.clone(),
+                };
+                out.insert(name.to_string(), value);
+            }
+            self.path.truncate(before);
         }
         out
     }
 
     /// Each item repaired towards its schema: `prefixItems` (or the older array form
     /// of `items`) by position, then `items` for the rest.
-    fn array(&self, items: Vec<Value>, keywords: &'s Map<String, Value>, depth: usize) -> Vec<Value> {
+    fn array(&mut self, items: Vec<Value>, keywords: &'s Map<String, Value>, depth: usize) -> Vec<Value> {
         let positional = keywords.get("prefixItems").or_else(|| keywords.get("items").filter(|i| i.is_array()));
         let positional = positional.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
         let rest = keywords.get("items").filter(|items| !items.is_array());
-        items
-            .into_iter()
-            .enumerate()
-            .map(|(i, item)| match positional.get(i).or(rest) {
-                Some(schema) => self.at_depth(item, schema, depth + 1),
-                None => item,
-            })
-            .collect()
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.into_iter().enumerate() {
+            let Some(schema) = positional.get(i).or(rest) else {
+                out.push(item);
+                continue;
+            };
+            let before = self.path.len();
+            self.path.push_str(&format!("[{i}]"));
+            out.push(self.at_depth(item, schema, depth + 1));
+            self.path.truncate(before);
+        }
+        out
     }
+}
+
+/// The path segment of the key `key` after a path `length` bytes long: the key
+/// alone at the top, `.key` below it.
+fn segment(length: usize, key: &str) -> String {
+    if length == 0 { key.to_string() } else { format!(".{key}") }
+}
+
+/// Whether the object schema `keywords` lists `name` as required.
+fn is_required(keywords: &Map<String, Value>, name: &str) -> bool {
+    keywords.get("required").and_then(Value::as_array).is_some_and(|required| required.iter().any(|r| r == name))
 }
 
 /// Where the local `$ref` of `keywords` points in `root` (`#`, `#/$defs/name`, any

@@ -232,6 +232,79 @@ fn camel(name: &str) -> String {
     name.split('_').map(|word| word[..1].to_uppercase() + &word[1..]).collect()
 }
 
+/// The words of each repair `bind_repaired` made.
+fn repairs(binder: &SchemaBinder, arguments: Value) -> (Value, Vec<String>) {
+    let (bound, repairs) = binder.bind_repaired("search", &arguments).expect("bound");
+    (bound, repairs.iter().map(ToString::to_string).collect())
+}
+
+#[test]
+fn null_for_an_optional_parameter_that_takes_no_null_is_not_given() {
+    let (bound, said) = repairs(&search(), json!({"query": "orbits", "max_results": null, "unit": null}));
+    assert_eq!(bound, json!({"query": "orbits"}));
+    assert_eq!(said, ["'max_results': null taken as not given", "'unit': null taken as not given"]);
+    // A parameter that takes null keeps it; a required one given null is missing.
+    assert_eq!(
+        repairs(&search(), json!({"query": "a", "since": null})),
+        (json!({"query": "a", "since": null}), vec![])
+    );
+    assert_eq!(
+        refusal(&search(), json!({"query": null})),
+        "Invalid arguments for 'search': 'query' must be a string of at least 1 characters, got null."
+    );
+    // Nested optional fields too.
+    let (bound, said) = repairs(&search(), json!({"query": "a", "filters": [{"field_name": "x", "weight": null}]}));
+    assert_eq!(bound, json!({"query": "a", "filters": [{"field_name": "x"}]}));
+    assert_eq!(said, ["'filters[0].weight': null taken as not given"]);
+}
+
+#[test]
+fn a_lone_value_where_an_array_is_wanted_becomes_its_one_item() {
+    let binder = SchemaBinder::new(json!({
+        "type": "object",
+        "properties": {
+            "cuisine": {"type": "array", "items": {"type": "string", "enum": ["Seafood", "Italian"]}},
+            "ids": {"type": "array", "items": {"type": "integer"}},
+            "pairs": {"type": "array", "items": {"type": "array"}},
+            "either": {"type": ["string", "array"], "items": {"type": "integer"}},
+        },
+        "additionalProperties": false,
+    }));
+    let (bound, said) = repairs(&binder, json!({"cuisine": "seafood", "ids": "7"}));
+    assert_eq!(bound, json!({"cuisine": ["Seafood"], "ids": [7]}));
+    assert_eq!(
+        said,
+        [
+            "'cuisine' wrapped in a list",
+            "'cuisine[0]': \"seafood\" read as \"Seafood\"",
+            "'ids' wrapped in a list",
+            "'ids[0]': \"7\" read as 7"
+        ]
+    );
+    // Not an item: not wrapped, and the refusal is about the value as sent.
+    assert_eq!(
+        refusal(&binder, json!({"cuisine": "Thai"})),
+        "Invalid arguments for 'search': 'cuisine' must be an array whose items are each one of ['Seafood', \
+         'Italian'], got \"Thai\"."
+    );
+    assert!(binder.bind("search", &json!({"pairs": 1})).is_err(), "an array of arrays takes no lone value");
+    // Taken as it is: never wrapped.
+    assert_eq!(repairs(&binder, json!({"either": "x"})), (json!({"either": "x"}), vec![]));
+}
+
+#[test]
+fn an_empty_named_empty_parameter_is_dropped() {
+    let none = SchemaBinder::new(json!({"type": "object", "properties": {}, "additionalProperties": false}));
+    for (given, value) in [(json!({"": ""}), "\"\""), (json!({"": null}), "null"), (json!({"": {}}), "{}")] {
+        let (bound, said) = repairs(&none, given);
+        assert_eq!(bound, json!({}));
+        assert_eq!(said, [format!("an empty-named parameter (\"\": {value}) dropped")]);
+    }
+    assert!(none.bind("t", &json!({"": "x"})).is_err(), "a value is not dropped");
+    let named = SchemaBinder::new(json!({"type": "object", "properties": {"": {"type": "string"}}}));
+    assert_eq!(named.bind("t", &json!({"": ""})).unwrap(), json!({"": ""}));
+}
+
 /// The argument object a generated pair stands for.
 fn as_arguments((schema, value): (Value, Value)) -> (Value, Value) {
     match value {
