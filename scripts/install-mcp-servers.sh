@@ -5,7 +5,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prefix="$root/target/mcp-servers"
-packages=(@modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31)
+# The SDK itself too: tests/servers/ has servers of our own written on it.
+packages=(@modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/sdk@1.32.2)
 if ! command -v npm >/dev/null; then
     if [ "$(id -u)" = 0 ]; then
         echo "install-mcp-servers: installing node and npm" >&2

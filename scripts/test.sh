@@ -16,6 +16,8 @@ if [ "${TOOLHOST_LOW_DISK:-}" = 1 ]; then
 fi
 # The MCP servers the plugin tests start (tests/all/mcp_servers.rs), from npm.
 scripts/install-mcp-servers.sh
+# BFCL's function schemas and accepted calls (tests/all/bfcl.rs), from PyPI.
+scripts/install-test-data.sh
 # The multi-replica test (tests/all/nginx.rs) runs Debian's nginx; the registry
 # tests (tests/all/registry.rs) Debian's docker-registry, with htpasswd for its users.
 source scripts/need-package.sh
