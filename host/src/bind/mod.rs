@@ -13,6 +13,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod lenient;
 mod schema;
 mod text;
 mod value;
@@ -58,7 +59,7 @@ pub fn parse_arguments(spec: &ToolSpec, text: &str) -> Result<Value, ToolError> 
 pub(crate) fn read_arguments(tool: &str, text: &str, repairs: &mut Vec<Repair>) -> Result<Value, String> {
     match text::parse_repaired(text) {
         Ok((value, repair)) => {
-            repairs.extend(repair.map(|how| Repair::ArgumentText { how: how.to_string() }));
+            repairs.extend(repair.map(|how| Repair::ArgumentText { how }));
             Ok(value)
         }
         Err(ArgumentsError::NotJson(why)) => Err(format!("The arguments for '{tool}' are not valid JSON: {why}.")),

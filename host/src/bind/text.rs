@@ -1,18 +1,22 @@
 //! Arguments as a model wrote them: JSON text parsed strictly, and only when that
-//! fails, repaired conservatively (code fences, trailing commas, single quotes,
-//! unquoted keys, missing closing brackets), with the repair logged.
+//! fails, read leniently (`lenient.rs`: the slips that have one reading), after a
+//! code fence is taken off and escaped quotes are read as quotes; empty text is no
+//! arguments, and a JSON string holding the object is that object. What was done is
+//! said, and logged.
 
 use std::fmt;
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
+
+use super::lenient::{self, Refusal};
 
 /// Why argument text could not be read.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum ArgumentsError {
     /// The text is not JSON, even after repair; says where strict parsing failed.
     NotJson(String),
-    /// The top-level object names a key twice.
+    /// An object names a key twice.
     DuplicateKey(String),
 }
 
@@ -22,27 +26,49 @@ pub(crate) fn parse(text: &str) -> Result<Value, ArgumentsError> {
     parse_repaired(text).map(|(value, _repair)| value)
 }
 
-/// [`parse`], also saying which repair made the text readable, if one was needed.
-pub(crate) fn parse_repaired(text: &str) -> Result<(Value, Option<&'static str>), ArgumentsError> {
+/// [`parse`], also saying what made the text readable, if anything had to.
+pub(crate) fn parse_repaired(text: &str) -> Result<(Value, Option<String>), ArgumentsError> {
     let strict_error = match serde_json::from_str::<Value>(text) {
+        Ok(Value::String(inner)) if inner.trim_start().starts_with('{') => {
+            return match parse_repaired(&inner) {
+                Ok((object @ Value::Object(_), how)) => {
+                    let said = "the object was written as a JSON string";
+                    Ok((object, Some(how.map_or(said.to_string(), |how| format!("{said}, {how}")))))
+                }
+                _ => Ok((Value::String(inner), None)),
+            };
+        }
         Ok(value) => return check_duplicates(text, value).map(|value| (value, None)),
         Err(error) => error,
     };
-    let unfenced = strip_code_fence(text);
-    let attempts: [(&str, Option<String>); 3] = [
-        ("a code fence removed", Some(unfenced.to_string()).filter(|u| u != text)),
-        ("relaxed (JSON5) syntax read", Some(unfenced.to_string())),
-        ("missing closing brackets added", close_brackets(unfenced)),
-    ];
-    for (repair, candidate) in attempts {
-        let Some(candidate) = candidate else { continue };
-        let parsed = serde_json::from_str::<Value>(&candidate).or_else(|_| json5::from_str::<Value>(&candidate));
-        if let Ok(value) = parsed {
-            tracing::debug!("repaired argument text ({repair}): {text:?}");
-            return check_duplicates(&candidate, value).map(|value| (value, Some(repair)));
-        }
+    if text.trim().is_empty() {
+        return Ok((Value::Object(serde_json::Map::new()), Some("empty text read as no arguments".into())));
     }
-    Err(ArgumentsError::NotJson(describe(text, &strict_error)))
+    let mut did = Vec::new();
+    let unfenced = strip_code_fence(text);
+    if unfenced != text {
+        did.push("a code fence removed");
+    }
+    let unescaped = unescape_quotes(unfenced);
+    if unescaped.is_some() {
+        did.push("escaped quotes read as quotes");
+    }
+    let candidate = unescaped.as_deref().unwrap_or(unfenced);
+    let read = match serde_json::from_str::<Value>(candidate) {
+        Ok(value) => check_duplicates(candidate, value).map(|value| (value, Vec::new())),
+        Err(_) => lenient::read(candidate).map_err(|refusal| match refusal {
+            Refusal::DuplicateKey(key) => ArgumentsError::DuplicateKey(key),
+            Refusal::Unreadable(why) => {
+                tracing::debug!("argument text not read ({why}): {text:?}");
+                ArgumentsError::NotJson(describe(text, &strict_error))
+            }
+        }),
+    };
+    let (value, more) = read?;
+    did.extend(more);
+    let how = did.join(", ");
+    tracing::debug!("repaired argument text ({how}): {text:?}");
+    Ok((value, Some(how)))
 }
 
 /// Says where strict parsing failed, quoting the text around that place.
@@ -62,38 +88,14 @@ fn strip_code_fence(text: &str) -> &str {
     body.trim_end().strip_suffix("```").unwrap_or(body).trim()
 }
 
-/// The text with the brackets still open at its end closed, or `None` if none are open.
-fn close_brackets(text: &str) -> Option<String> {
-    let mut open = Vec::new();
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for c in text.chars() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == q {
-                quote = None;
-            }
-            continue;
-        }
-        match c {
-            '"' | '\'' => quote = Some(c),
-            '{' => open.push('}'),
-            '[' => open.push(']'),
-            '}' | ']' => {
-                open.pop();
-            }
-            _ => {}
-        }
-    }
-    if open.is_empty() || quote.is_some() {
+/// `{\"city\": \"Oslo\"}` (an object copied out of a JSON string, escapes and
+/// all) as the object's own text; `None` for any other text.
+fn unescape_quotes(text: &str) -> Option<String> {
+    let trimmed = text.trim();
+    if !(trimmed.starts_with("{\\\"") || trimmed.starts_with("[{\\\"")) {
         return None;
     }
-    let mut closed = text.trim_end().trim_end_matches(',').to_string();
-    closed.extend(open.iter().rev());
-    Some(closed)
+    serde_json::from_str(&format!("\"{trimmed}\"")).ok()
 }
 
 fn check_duplicates(text: &str, value: Value) -> Result<Value, ArgumentsError> {
@@ -125,12 +127,7 @@ fn duplicate_top_level_key(text: &str) -> Option<String> {
             Ok(duplicate)
         }
     }
-    let mut strict = serde_json::Deserializer::from_str(text);
-    if let Ok(found) = (&mut strict).deserialize_map(Keys) {
-        return found;
-    }
-    let mut relaxed = json5::Deserializer::from_str(text);
-    de::Deserializer::deserialize_map(&mut relaxed, Keys).ok().flatten()
+    serde_json::Deserializer::from_str(text).deserialize_map(Keys).ok().flatten()
 }
 
 #[cfg(test)]
@@ -165,6 +162,58 @@ mod tests {
             parse(r#"{"query": orbits}"#),
             Err(ArgumentsError::NotJson("expected value at line 1 column 11, near `{\"query\": orbits}`".into()))
         );
+    }
+
+    /// Every case of the corpus read as meant (README "What the host repairs";
+    /// `bench/json_repair_compare.py` runs the same corpus through json_repair and
+    /// jsonrepair).
+    #[test]
+    fn json_repair_corpus() {
+        let corpus: Vec<Value> =
+            serde_json::from_str(include_str!("../../testdata/json_repair_corpus.json")).expect("the corpus is JSON");
+        let mut wrong = Vec::new();
+        for case in &corpus {
+            let text = case["text"].as_str().expect("a text");
+            let got = parse_repaired(text);
+            let right = match case.get("want") {
+                Some(want) => got.as_ref().is_ok_and(|(value, _)| value == want),
+                None => got.is_err(),
+            };
+            if !right {
+                wrong.push(format!("{}: {text:?} -> {got:?}", case["group"]));
+            }
+        }
+        assert!(corpus.len() >= 60, "the corpus has {} cases", corpus.len());
+        assert!(wrong.is_empty(), "{} of {} read wrongly:\n{}", wrong.len(), corpus.len(), wrong.join("\n"));
+    }
+
+    #[test]
+    fn what_was_repaired_is_said_once_each() {
+        let (value, how) = parse_repaired("```json\n{'a': True, 'b': None,}\n```").expect("read");
+        assert_eq!(value, json!({"a": true, "b": null}));
+        assert_eq!(
+            how.as_deref(),
+            Some(
+                "a code fence removed, single quotes read, Python's True, False and None read, a trailing comma removed"
+            )
+        );
+        assert_eq!(parse_repaired(r#"{"a": 1}"#), Ok((json!({"a": 1}), None)));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn valid_json_is_read_as_it_is(value in crate::tool::arbitrary::any_json()) {
+            let text = value.to_string();
+            if !value.is_string() {
+                proptest::prop_assert_eq!(parse(&text), Ok(value));
+            }
+        }
+
+        #[test]
+        fn any_text_is_read_or_refused_without_panicking(text in "\\PC{0,80}", bytes in "[{}\\[\\]\"':,a-z0-9 \\\\]{0,40}") {
+            let _ = parse(&text);
+            let _ = parse(&bytes);
+        }
     }
 
     #[test]

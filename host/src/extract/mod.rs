@@ -187,7 +187,7 @@ fn bare_json(text: &str) -> Option<Written> {
 }
 
 /// JSON text read as argument text is, and the repair it needed, if any.
-fn read(text: &str) -> Option<(Value, Option<&'static str>)> {
+fn read(text: &str) -> Option<(Value, Option<String>)> {
     read_json_text(text).ok()
 }
 
