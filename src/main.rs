@@ -156,9 +156,10 @@ enum Command {
         transcript: PathBuf,
     },
     /// Reads a model's reply on stdin and prints, as a JSON array, the tool calls it
-    /// wrote into its text (`<tool_call>`, `<|python_tag|>`, `[TOOL_CALLS]`,
-    /// `<function=…>`, ReAct, or the whole reply as JSON), in order; a call whose name
-    /// resolves to no tool is listed with `rejected`. Nothing runs.
+    /// wrote into its text (every format vLLM's and llama.cpp's tool parsers read:
+    /// `<tool_call>`, `[TOOL_CALLS]`, harmony, Kimi, DeepSeek, GLM, `<invoke>`,
+    /// Python-style, Gemma, …; see the README), in order; a call whose name resolves
+    /// to no tool is listed with `rejected`. Nothing runs.
     Extract {
         #[command(flatten)]
         plugins: Plugins,

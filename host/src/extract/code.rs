@@ -5,6 +5,12 @@
 
 use std::ops::Range;
 
+/// The code regions of `text` from byte `from` on (a char boundary), as offsets
+/// into `text`: what [`regions`] finds in the rest of a reply.
+pub(super) fn regions_from(text: &str, from: usize) -> Vec<Range<usize>> {
+    regions(&text[from..]).into_iter().map(|region| region.start + from..region.end + from).collect()
+}
+
 /// The code regions of `text`, in order, not overlapping.
 pub(super) fn regions(text: &str) -> Vec<Range<usize>> {
     let mut regions = Vec::new();

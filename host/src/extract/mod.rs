@@ -19,6 +19,7 @@
 mod code;
 mod dialects;
 mod json;
+mod typed;
 
 use std::ops::Range;
 
@@ -31,23 +32,74 @@ use crate::resolve::Registry;
 use crate::tool::Repair;
 use dialects::{MARKERS, Reply, Written};
 
-/// How a call was written.
+/// How a call was written: the format, named for the models that write it
+/// (README "Tool calls written as text" has the table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Dialect {
-    /// `<tool_call>{"name": …, "arguments": …}</tool_call>` (Hermes, Qwen).
+    /// `<tool_call>{"name": …, "arguments": …}</tool_call>` (Hermes, Qwen 2.5 and 3,
+    /// Granite 3.1 and 4, ERNIE 4.5).
     ToolCallTag,
     /// `<|python_tag|>{"name": …, "parameters": …}` (Llama 3.x).
     PythonTag,
-    /// `[TOOL_CALLS][{"name": …, "arguments": …}]` or `[TOOL_CALLS]name[ARGS]{…}` (Mistral).
+    /// `[TOOL_CALLS][{"name": …, "arguments": …}]` or `[TOOL_CALLS]name[ARGS]{…}`
+    /// (Mistral, Magistral, Devstral).
     Mistral,
-    /// `<function=name>{…}</function>`, or with `<parameter=key>value</parameter>` tags.
+    /// `<function=name>{…}</function>`, or with `<parameter=key>value</parameter>`
+    /// tags (Functionary v3.1, Qwen3-Coder, Seed-OSS, Step 3.5, Nemotron 3).
     FunctionTag,
     /// `Action: name` then `Action Input: {…}`.
     #[serde(rename = "react")]
     ReAct,
-    /// The whole reply is one JSON object with a name and arguments.
+    /// The whole reply is one JSON call object, an array of them (xLAM, Llama 3's
+    /// JSON), or `{"tool_calls": […]}` (llama.cpp's generic format).
     BareJson,
+    /// `<tool_calls>[…]</tool_calls>`, or one object a line (Jamba, MiniMax-M1,
+    /// Hunyuan-A13B, Apriel).
+    ToolCallsTag,
+    /// `<TOOLCALL>[…]</TOOLCALL>` (Nemotron).
+    Nemotron,
+    /// `[TOOL_REQUEST]{…}[END_TOOL_REQUEST]` (LM Studio).
+    LmStudio,
+    /// `<longcat_tool_call>{…}</longcat_tool_call>` (LongCat).
+    #[serde(rename = "longcat")]
+    LongCat,
+    /// `<|tool_call|>[…]` (Granite 3.0) or `<function_call>{…}` (Granite 20B FC).
+    Granite,
+    /// `<|action_start|><|plugin|>{…}<|action_end|>` (InternLM 2).
+    #[serde(rename = "internlm")]
+    InternLm,
+    /// `functools[…]` (Phi-4-mini, FireFunction v2).
+    Functools,
+    /// `<|START_ACTION|>[{"tool_name": …, "parameters": …}]<|END_ACTION|>`
+    /// (Command R7B, Command A).
+    Command,
+    /// `<|tools_prefix|>[{"name": {…}}]<|tools_suffix|>` (Apertus).
+    Apertus,
+    /// `<|function_call|>{…}` or `function call<|role_sep|>{…}` (GigaChat 3).
+    #[serde(rename = "gigachat")]
+    GigaChat,
+    /// `<|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{…}<|tool_call_end|>` (Kimi K2).
+    Kimi,
+    /// `<｜tool▁call▁begin｜>…<｜tool▁sep｜>…<｜tool▁call▁end｜>` (DeepSeek V3, R1, V3.1).
+    #[serde(rename = "deepseek")]
+    DeepSeek,
+    /// `<|channel|>commentary to=functions.name <|constrain|>json<|message|>{…}<|call|>` (gpt-oss).
+    Harmony,
+    /// `>>>name` then `{…}` (Functionary v3.2).
+    Functionary,
+    /// `<tool_call>name<arg_key>…</arg_key><arg_value>…</arg_value></tool_call>`
+    /// (GLM-4.5 to 4.7, Hunyuan 3).
+    Glm,
+    /// `<invoke name="…"><parameter name="…">…</parameter></invoke>` and its kin
+    /// `<function name="…">`, `<steptml:invoke …>`, `<｜DSML｜invoke …>` (MiniMax-M2,
+    /// Qwen3's XML, Step 3, DeepSeek V3.2).
+    XmlInvoke,
+    /// `[get_weather(city="Paris")]` (Llama 3.2 and 4, LFM2, Olmo 3, ToolACE).
+    Pythonic,
+    /// `call:name{key:<escape>value<escape>}` (FunctionGemma, Gemma 4).
+    Gemma,
 }
 
 /// One tool call found in a reply, or one that looked like a call but is not one.
@@ -108,10 +160,10 @@ impl Extraction {
 
 /// The calls written in `text`, resolved against `registry`.
 pub(crate) fn extract(registry: &Registry, text: &str) -> Extraction {
-    let written = match written_calls(text) {
-        found if found.is_empty() => bare_json(text).into_iter().collect(),
-        found => found,
-    };
+    let mut written = written_calls(text);
+    if written.is_empty() {
+        written = whole_reply(text);
+    }
     let mut extraction = Extraction::default();
     for call in written {
         let call = resolve(registry, call);
@@ -124,10 +176,12 @@ pub(crate) fn extract(registry: &Registry, text: &str) -> Extraction {
 }
 
 /// Every call written after a marker outside code, in order; each marker's span is
-/// passed over whole, so nothing inside one is read twice.
+/// passed over whole, so nothing inside one is read twice. A code fence inside a
+/// call's span (DeepSeek's arguments are fenced) is the call's, so the code after
+/// it is found again from the span's end.
 fn written_calls(text: &str) -> Vec<Written> {
     let reply = Reply::new(text);
-    let code = code::regions(text);
+    let mut code = code::regions(text);
     let mut code_at = 0;
     let mut written = Vec::new();
     let mut from = 0;
@@ -141,6 +195,10 @@ fn written_calls(text: &str) -> Vec<Written> {
         }
         let found = marker.read(&reply, at);
         from = found.iter().map(|call| call.span.end).max().unwrap_or(at + marker.pattern.len()).max(at + 1);
+        if code.get(code_at).is_some_and(|region| region.start < from) {
+            code = code::regions_from(text, from);
+            code_at = 0;
+        }
         written.extend(found);
     }
     written
@@ -169,21 +227,55 @@ fn starts_line(text: &str, at: usize) -> bool {
     before.is_none_or(|&b| b == b'\n')
 }
 
-/// The whole reply as one JSON object with a name and arguments.
-fn bare_json(text: &str) -> Option<Written> {
-    let trimmed = text.trim();
+/// The calls of a reply that is nothing but calls: one JSON call object, an array
+/// of them, `{"tool_calls": […]}` or `{"tool_call": {…}}`, or a list of Python calls.
+fn whole_reply(text: &str) -> Vec<Written> {
     let start = text.len() - text.trim_start().len();
-    if !trimmed.starts_with('{') || json::value_end(text, start, text.len()) != start + trimmed.len() {
-        return None;
+    let end = start + text.trim().len();
+    let is_json = text[start..].starts_with(['{', '[']) && json::value_end(text, start, text.len()) == end;
+    let Some((value, repair)) = is_json.then(|| read(&text[start..end])).flatten() else {
+        return dialects::pythonic_reply(text);
+    };
+    let Some(found) = whole_reply_calls(text, start..end, &value) else { return Vec::new() };
+    let repairs: Vec<Repair> = repair.into_iter().map(|how| Repair::ArgumentText { how }).collect();
+    let mut calls = Vec::with_capacity(found.len());
+    for (span, object) in found {
+        let is_call = ["arguments", "parameters", "function"].iter().any(|key| object.contains_key(*key));
+        let Some((name, arguments)) = json::call_parts(object).filter(|_| is_call) else { return Vec::new() };
+        let mut call = Written::new(span, Dialect::BareJson, name, arguments);
+        call.repairs.clone_from(&repairs);
+        calls.push(call);
     }
-    let (value, repair) = read(trimmed)?;
-    let object = value.as_object()?;
-    if !object.contains_key("arguments") && !object.contains_key("parameters") && !object.contains_key("function") {
-        return None;
+    calls
+}
+
+/// Call objects, each with where it was written.
+type CallObjects<'v> = Vec<(Range<usize>, &'v Map<String, Value>)>;
+
+/// The call objects of a whole-reply `value` written at `whole`, each with its span:
+/// the reply's for one, each object's own in an array; `None` when they cannot be
+/// told apart.
+fn whole_reply_calls<'v>(text: &str, whole: Range<usize>, value: &'v Value) -> Option<CallObjects<'v>> {
+    let (objects, array_at): (Vec<&Map<String, Value>>, Option<usize>) = match value {
+        Value::Array(items) => (items.iter().map(Value::as_object).collect::<Option<_>>()?, Some(whole.start)),
+        Value::Object(object) => match (object.get("tool_calls"), object.get("tool_call")) {
+            (Some(Value::Array(calls)), _) => {
+                let key = text[whole.clone()].find("\"tool_calls\"")? + whole.start;
+                (calls.iter().map(Value::as_object).collect::<Option<_>>()?, Some(text[key..].find('[')? + key))
+            }
+            (_, Some(Value::Object(call))) => (vec![call], None),
+            _ => (vec![object], None),
+        },
+        _ => return None,
+    };
+    match (objects.len(), array_at) {
+        (0, _) => None,
+        (1, _) | (_, None) => Some(objects.into_iter().map(|o| (whole.clone(), o)).take(1).collect()),
+        (_, Some(at)) => {
+            let spans = json::objects_in(text, at + 1..json::value_end(text, at, whole.end));
+            (spans.len() == objects.len()).then(|| spans.into_iter().zip(objects).collect())
+        }
     }
-    let (name, arguments) = json::call_parts(object)?;
-    let repairs = repair.into_iter().map(|how| Repair::ArgumentText { how: how.to_string() }).collect();
-    Some(Written { span: start..start + trimmed.len(), dialect: Dialect::BareJson, name, arguments, repairs })
 }
 
 /// JSON text read as argument text is, and the repair it needed, if any.
@@ -214,7 +306,10 @@ fn resolve(registry: &Registry, written: Written) -> ExtractedCall {
     }
     match arguments(&resolved.name, written.arguments) {
         Ok((arguments, repair)) => {
-            call.arguments = arguments;
+            call.arguments = match (written.text_values, registry.spec(&resolved.name)) {
+                (true, Some(spec)) => typed::values_as_declared(arguments, &spec.parameters_schema()),
+                _ => arguments,
+            };
             call.repairs.extend(repair);
         }
         Err(problem) => {

@@ -17,33 +17,114 @@ fn calls(text: &str) -> Vec<(String, serde_json::Value, Dialect)> {
     extraction.calls.into_iter().map(|c| (c.tool.expect("resolved"), c.arguments, c.dialect)).collect()
 }
 
+/// One call of each dialect, as models write it, to `get_weather` with `{"city": "Paris"}`.
+const DIALECT_CASES: &[(&str, Dialect)] = &[
+    (
+        "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
+        Dialect::ToolCallTag,
+    ),
+    ("<TOOL_CALL>{\"name\": \"GetWeather\", \"arguments\": \"{\\\"city\\\": \\\"Paris\\\"}\"}", Dialect::ToolCallTag),
+    ("<|python_tag|>{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}<|eom_id|>", Dialect::PythonTag),
+    ("[TOOL_CALLS][{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}]", Dialect::Mistral),
+    ("[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Paris\"}", Dialect::Mistral),
+    ("<function=get_weather>{\"city\": \"Paris\"}</function>", Dialect::FunctionTag),
+    ("<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>", Dialect::FunctionTag),
+    (
+        "Thought: I need the weather.\nAction: get_weather\nAction Input: {\"city\": \"Paris\"}\nObservation:",
+        Dialect::ReAct,
+    ),
+    ("  {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n", Dialect::BareJson),
+    ("[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}]", Dialect::BareJson),
+    ("{\"tool_calls\": [{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}]}", Dialect::BareJson),
+    ("{\"tool_call\": {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}}", Dialect::BareJson),
+    ("<tool_calls>[{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}]</tool_calls>", Dialect::ToolCallsTag),
+    (
+        "<tool_calls>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}\n</tool_calls>",
+        Dialect::ToolCallsTag,
+    ),
+    ("<TOOLCALL>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}]</TOOLCALL>", Dialect::Nemotron),
+    (
+        "[TOOL_REQUEST]{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}[END_TOOL_REQUEST]",
+        Dialect::LmStudio,
+    ),
+    (
+        "<longcat_tool_call>{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}</longcat_tool_call>",
+        Dialect::LongCat,
+    ),
+    ("<|tool_call|>[{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}]", Dialect::Granite),
+    ("<function_call>{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}", Dialect::Granite),
+    (
+        "<|action_start|><|plugin|>{\"name\":\"get_weather\",\"parameters\":{\"city\":\"Paris\"}}<|action_end|>",
+        Dialect::InternLm,
+    ),
+    ("functools[{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}]", Dialect::Functools),
+    (
+        "<|START_ACTION|>[\n    {\"tool_call_id\": \"0\", \"tool_name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}\n]<|END_ACTION|>",
+        Dialect::Command,
+    ),
+    ("<|tools_prefix|>[{\"get_weather\": {\"city\": \"Paris\"}}]<|tools_suffix|>", Dialect::Apertus),
+    ("<|function_call|>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}", Dialect::GigaChat),
+    ("function call<|role_sep|>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}", Dialect::GigaChat),
+    (
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0 <|tool_call_argument_begin|>{\"city\": \"Paris\"}<|tool_call_end|><|tool_calls_section_end|>",
+        Dialect::Kimi,
+    ),
+    (
+        "<\u{ff5c}tool\u{2581}calls\u{2581}begin\u{ff5c}><\u{ff5c}tool\u{2581}call\u{2581}begin\u{ff5c}>function<\u{ff5c}tool\u{2581}sep\u{ff5c}>get_weather\n```json\n{\"city\": \"Paris\"}\n```<\u{ff5c}tool\u{2581}call\u{2581}end\u{ff5c}><\u{ff5c}tool\u{2581}calls\u{2581}end\u{ff5c}>",
+        Dialect::DeepSeek,
+    ),
+    (
+        "<\u{ff5c}tool\u{2581}calls\u{2581}begin\u{ff5c}><\u{ff5c}tool\u{2581}call\u{2581}begin\u{ff5c}>get_weather<\u{ff5c}tool\u{2581}sep\u{ff5c}>{\"city\": \"Paris\"}<\u{ff5c}tool\u{2581}call\u{2581}end\u{ff5c}><\u{ff5c}tool\u{2581}calls\u{2581}end\u{ff5c}>",
+        Dialect::DeepSeek,
+    ),
+    (
+        "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"city\": \"Paris\"}<|call|>",
+        Dialect::Harmony,
+    ),
+    (
+        "<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{\"city\":\"Paris\"}<|call|>",
+        Dialect::Harmony,
+    ),
+    (">>>get_weather\n{\"city\": \"Paris\"}", Dialect::Functionary),
+    ("<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>", Dialect::Glm),
+    ("<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>", Dialect::Glm),
+    (
+        "<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>\n</tool_calls>",
+        Dialect::Glm,
+    ),
+    (
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
+        Dialect::FunctionTag,
+    ),
+    (
+        "<seed:tool_call><function=get_weather><parameter=city>Paris</parameter></function></seed:tool_call>",
+        Dialect::FunctionTag,
+    ),
+    (
+        "<minimax:tool_call><invoke name=\"get_weather\"><parameter name=\"city\">Paris</parameter></invoke></minimax:tool_call>",
+        Dialect::XmlInvoke,
+    ),
+    ("<function name=\"get_weather\"><parameter name=\"city\">Paris</parameter></function>", Dialect::XmlInvoke),
+    (
+        "<\u{ff5c}tool_calls_begin\u{ff5c}><\u{ff5c}tool_call_begin\u{ff5c}>function<\u{ff5c}tool_sep\u{ff5c}><steptml:invoke name=\"get_weather\"><steptml:parameter name=\"city\">Paris</steptml:parameter></steptml:invoke><\u{ff5c}tool_call_end\u{ff5c}><\u{ff5c}tool_calls_end\u{ff5c}>",
+        Dialect::XmlInvoke,
+    ),
+    (
+        "<\u{ff5c}DSML\u{ff5c}function_calls>\n<\u{ff5c}DSML\u{ff5c}invoke name=\"get_weather\">\n<\u{ff5c}DSML\u{ff5c}parameter name=\"city\" string=\"true\">Paris</\u{ff5c}DSML\u{ff5c}parameter>\n</\u{ff5c}DSML\u{ff5c}invoke>\n</\u{ff5c}DSML\u{ff5c}function_calls>",
+        Dialect::XmlInvoke,
+    ),
+    ("<|python_start|>[get_weather(city=\"Paris\")]<|python_end|>", Dialect::Pythonic),
+    ("<|tool_call_start|>[get_weather(city='Paris')]<|tool_call_end|>", Dialect::Pythonic),
+    ("<function_calls>\nget_weather(city=\"Paris\")\n</function_calls>", Dialect::Pythonic),
+    ("[get_weather(city=\"Paris\")]", Dialect::Pythonic),
+    ("<start_function_call>call:get_weather{city:<escape>Paris<escape>}<end_function_call>", Dialect::Gemma),
+    ("<|tool_call>call:get_weather{city:<|\"|>Paris<|\"|>}<tool_call|>", Dialect::Gemma),
+];
+
 #[test]
 fn each_dialect_is_read() {
     let weather = json!({"city": "Paris"});
-    let cases = [
-        (
-            "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
-            Dialect::ToolCallTag,
-        ),
-        (
-            "<TOOL_CALL>{\"name\": \"GetWeather\", \"arguments\": \"{\\\"city\\\": \\\"Paris\\\"}\"}",
-            Dialect::ToolCallTag,
-        ),
-        (
-            "<|python_tag|>{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}}<|eom_id|>",
-            Dialect::PythonTag,
-        ),
-        ("[TOOL_CALLS][{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}]", Dialect::Mistral),
-        ("[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Paris\"}", Dialect::Mistral),
-        ("<function=get_weather>{\"city\": \"Paris\"}</function>", Dialect::FunctionTag),
-        ("<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>", Dialect::FunctionTag),
-        (
-            "Thought: I need the weather.\nAction: get_weather\nAction Input: {\"city\": \"Paris\"}\nObservation:",
-            Dialect::ReAct,
-        ),
-        ("  {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n", Dialect::BareJson),
-    ];
-    for (text, dialect) in cases {
+    for &(text, dialect) in DIALECT_CASES {
         assert_eq!(calls(text), [("get_weather".to_string(), weather.clone(), dialect)], "{text}");
     }
 }
@@ -64,6 +145,84 @@ fn several_calls_keep_their_order_across_dialects() {
             "get_weather {\"city\":\"Rome\"}"
         ]
     );
+}
+
+#[test]
+fn parallel_calls_of_each_dialect_are_read_in_order() {
+    let s = |name: &str| format!("<\u{ff5c}tool\u{2581}{name}\u{ff5c}>");
+    let cases = [
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0 <|tool_call_argument_begin|>{\"city\": \"Oslo\"}<|tool_call_end|>\
+         <|tool_call_begin|>functions.evaluate:1 <|tool_call_argument_begin|>{\"expression\": \"1\"}<|tool_call_end|><|tool_calls_section_end|>"
+            .to_string(),
+        format!(
+            "{}{}function{}get_weather\n```json\n{{\"city\": \"Oslo\"}}\n```{}{}function{}evaluate\n```json\n{{\"expression\": \"1\"}}\n```{}{}",
+            s("calls\u{2581}begin"), s("call\u{2581}begin"), s("sep"), s("call\u{2581}end"),
+            s("call\u{2581}begin"), s("sep"), s("call\u{2581}end"), s("calls\u{2581}end")
+        ),
+        "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Oslo</parameter>\n</invoke>\n\
+         <invoke name=\"evaluate\">\n<parameter name=\"expression\">1</parameter>\n</invoke>\n</minimax:tool_call>"
+            .to_string(),
+        "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Oslo</arg_value>\n</tool_call>\n\
+         <tool_call>evaluate\n<arg_key>expression</arg_key>\n<arg_value>1</arg_value>\n</tool_call>"
+            .to_string(),
+        "[get_weather(city=\"Oslo\"), evaluate(expression=\"1\")]".to_string(),
+        "<|python_start|>[get_weather(city=\"Oslo\"), evaluate(expression='1')]<|python_end|>".to_string(),
+        "<|tool_call>call:get_weather{city:<|\"|>Oslo<|\"|>}<tool_call|><|tool_call>call:evaluate{expression:<|\"|>1<|\"|>}<tool_call|>"
+            .to_string(),
+        "[TOOL_REQUEST]{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}[END_TOOL_REQUEST]\n\
+         [TOOL_REQUEST]{\"name\": \"evaluate\", \"arguments\": {\"expression\": \"1\"}}[END_TOOL_REQUEST]"
+            .to_string(),
+        "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"city\": \"Oslo\"}<|call|>\
+         <|start|>assistant<|channel|>commentary to=functions.evaluate <|constrain|>json<|message|>{\"expression\": \"1\"}<|call|>"
+            .to_string(),
+        "[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}, {\"name\": \"evaluate\", \"arguments\": {\"expression\": \"1\"}}]"
+            .to_string(),
+    ];
+    for text in &cases {
+        let found: Vec<String> =
+            calls(text).into_iter().map(|(tool, arguments, _)| format!("{tool} {arguments}")).collect();
+        assert_eq!(found, ["get_weather {\"city\":\"Oslo\"}", "evaluate {\"expression\":\"1\"}"], "{text}");
+        let extraction = extract(&registry(), text);
+        assert!(extraction.calls.windows(2).all(|pair| pair[0].span.end <= pair[1].span.start), "{text}");
+    }
+}
+
+#[test]
+fn each_dialect_is_an_example_in_code_and_an_unknown_name_is_rejected() {
+    let dialects = [
+        "<|tool_call_begin|>functions.{name}:0<|tool_call_argument_begin|>{}<|tool_call_end|>",
+        "<invoke name=\"{name}\"><parameter name=\"a\">1</parameter></invoke>",
+        "<tool_call>{name}\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+        "<|python_start|>[{name}(a=1)]<|python_end|>",
+        "<|tool_call>call:{name}{a:1}<tool_call|>",
+        "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{}<|call|>",
+        "[TOOL_REQUEST]{\"name\": \"{name}\", \"arguments\": {}}[END_TOOL_REQUEST]",
+        "<|START_ACTION|>[{\"tool_name\": \"{name}\", \"parameters\": {}}]<|END_ACTION|>",
+    ];
+    for dialect in dialects {
+        let call = dialect.replace("{name}", "evaluate");
+        // Inline code is one line's (as the fences are lines).
+        let inline = (!call.contains('\n')).then(|| format!("Write `{call}` to call it."));
+        for example in [format!("Write it so:\n```\n{call}\n```\n")].into_iter().chain(inline) {
+            assert!(extract(&registry(), &example).is_empty(), "{example}");
+        }
+        let unknown = extract(&registry(), &dialect.replace("{name}", "rm_rf"));
+        assert!(unknown.calls.is_empty() && unknown.rejected.len() == 1, "{dialect}: {unknown:?}");
+        let message = unknown.rejected[0].rejected.as_ref().expect("why").to_string();
+        assert!(message.starts_with("Tool '") && message.contains("rm_rf' not found."), "{message}");
+    }
+}
+
+#[test]
+fn code_after_a_fenced_deepseek_call_is_still_code() {
+    let s = |name: &str| format!("<\u{ff5c}tool\u{2581}{name}\u{ff5c}>");
+    let text = format!(
+        "{}function{}evaluate\n```json\n{{\"expression\": \"1\"}}\n```{}\nLike this:\n```\n<tool_call>{{\"name\": \"get_weather\", \"arguments\": {{}}}}</tool_call>\n```\n",
+        s("call\u{2581}begin"),
+        s("sep"),
+        s("call\u{2581}end")
+    );
+    assert_eq!(calls(&text).len(), 1, "only the DeepSeek call: {:?}", calls(&text));
 }
 
 #[test]
@@ -101,7 +260,7 @@ fn repairs_are_said() {
         [
             "the closing </tool_call> was missing",
             "name 'GetWeather' → 'get_weather'",
-            "argument text: relaxed (JSON5) syntax read"
+            "argument text: single quotes read, a trailing comma removed"
         ]
     );
     assert_eq!(call.span, 0..text.len());
@@ -138,6 +297,19 @@ fn any_reply() -> impl Strategy<Value = String> {
         Just("<parameter=".to_string()),
         Just("\nAction: ".to_string()),
         Just("\nAction Input: ".to_string()),
+        Just("<|tool_call_begin|>".to_string()),
+        Just("<|tool_call_argument_begin|>".to_string()),
+        Just("<\u{ff5c}tool\u{2581}call\u{2581}begin\u{ff5c}>function<\u{ff5c}tool\u{2581}sep\u{ff5c}>".to_string()),
+        Just(" to=functions.get_weather <|message|>".to_string()),
+        Just("<invoke name=\"get_weather\">".to_string()),
+        Just("<parameter name=\"city\">".to_string()),
+        Just("<arg_key>".to_string()),
+        Just("<arg_value>".to_string()),
+        Just("[get_weather(city=".to_string()),
+        Just("<|tool_call>call:evaluate{".to_string()),
+        Just("<|\"|>".to_string()),
+        Just("functools[".to_string()),
+        Just("\n>>>".to_string()),
         Just("```\n".to_string()),
         Just("`".to_string()),
         Just("{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Ünïcödé ☃\"}}".to_string()),
