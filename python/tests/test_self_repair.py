@@ -282,3 +282,16 @@ def test_an_error_has_only_the_facts_of_a_tool_error(first_run):
 
     copy = pickle.loads(pickle.dumps(error))
     assert (str(copy), copy.to_dict()) == (str(error), error.to_dict())
+
+
+def test_the_outcome_lists_every_repair_in_words(examples):
+    outcome = examples.dispatch_text("Statistics", '{"Values": "7",}')
+    assert outcome.ok and outcome.value["count"] == 1
+    assert outcome.repairs == [
+        "name 'Statistics' → 'statistics'",
+        "argument text: a trailing comma removed",
+        "parameter 'Values' read as 'values'",
+        "'values' wrapped in a list",
+        "'values[0]': \"7\" read as 7",
+    ]
+    assert examples.dispatch("gcd", {"a": 12, "b": 18}).repairs == []

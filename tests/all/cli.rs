@@ -180,8 +180,9 @@ fn edge_errors_are_one_clear_line() {
 /// accepts, except the calls that show argument repair on purpose.
 #[test]
 fn the_demo_transcripts_successful_arguments_fit_the_schemas() {
-    const REPAIRED_ON_PURPOSE: [&str; 3] = [
+    const REPAIRED_ON_PURPOSE: [&str; 4] = [
         "A number sent as text: converted without loss",
+        "A lone number where a list belongs, and a stray quote in the text: both read as meant, and each repair said",
         "An enum value in the wrong case: repaired",
         "Argument names in camelCase, argument text with a trailing comma",
     ];
@@ -212,5 +213,66 @@ fn the_demo_transcripts_successful_arguments_fit_the_schemas() {
         assert_eq!(fits, !REPAIRED_ON_PURPOSE.contains(&note), "{note}: {arguments} against {schema}");
         checked += 1;
     }
-    assert_eq!(checked, 11);
+    assert_eq!(checked, 12);
+}
+
+/// Runs `toolhost` with `args`, `input` on its stdin.
+fn toolhost_with_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(args)
+        .env("TOOLHOST_PLUGINS", common::plugins_dir())
+        .env("TOOLHOST_CACHE_DIR", common::test_cache_dir())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("toolhost runs");
+    let mut stdin = child.stdin.take().expect("a stdin");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child.wait_with_output().expect("toolhost ends");
+    writer.join().expect("the writer ends").expect("the input is written");
+    output
+}
+
+#[test]
+fn call_reads_the_arguments_from_stdin_or_a_file_whatever_their_length() {
+    // Longer than the 128 KiB Linux allows one command-line argument.
+    let text = "word ".repeat(40_000);
+    let arguments = serde_json::json!({ "text": text }).to_string();
+    let output = toolhost_with_stdin(&["call", "word_count", "-"], arguments.as_bytes());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let counted: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(counted["words"], 40_000);
+
+    let folder = tempfile::tempdir().expect("temporary folder");
+    let file = folder.path().join("args.json");
+    std::fs::write(&file, r#"{"a": 12, "b": 18}"#).expect("write");
+    let output = toolhost(&["call", "gcd", &format!("@{}", file.display())]);
+    assert_eq!((output.status.code(), stdout(&output)), (Some(0), "6\n".to_string()), "{}", stderr(&output));
+
+    let output = toolhost(&["call", "gcd", "@/no/such/args.json"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "error: cannot read the arguments from /no/such/args.json: No such file or directory (os error 2)\n"
+    );
+}
+
+#[test]
+fn call_verbose_lists_every_repair() {
+    let output = toolhost(&["call", "--verbose", "Statistics", r#"{"Values": "7",}"#]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output),
+        "repaired: name 'Statistics' → 'statistics'\n\
+         repaired: argument text: a trailing comma removed\n\
+         repaired: parameter 'Values' read as 'values'\n\
+         repaired: 'values' wrapped in a list\n\
+         repaired: 'values[0]': \"7\" read as 7\n"
+    );
+    let result: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(result["count"], 1);
+    let quiet = toolhost(&["call", "statistics", r#"{"values": [7]}"#]);
+    assert_eq!(stderr(&quiet), "", "a call that needs no repair says nothing");
 }

@@ -382,3 +382,79 @@ fn each_trap_kind_is_told_in_plain_words() {
     );
     assert_eq!(host.call("echo", &json!({"text": "fine"})), Ok(json!("fine")));
 }
+
+/// The words of each repair a call made.
+fn repairs_of(host: &Host, name: &str, arguments: Value) -> (Result<Value, String>, Vec<String>) {
+    let outcome = host.dispatch(name, &arguments);
+    (outcome.result.map_err(|e| e.to_string()), outcome.repairs.iter().map(ToString::to_string).collect())
+}
+
+#[test]
+fn a_lone_value_for_a_list_or_flags_is_its_one_item() {
+    let (result, repairs) = repairs_of(examples(), "statistics", json!({"values": 7}));
+    assert_eq!(result.map(|v| v["count"].clone()), Ok(json!(1)));
+    assert_eq!(repairs, ["'values' wrapped in a list"]);
+    let (result, repairs) = repairs_of(
+        examples(),
+        "replace",
+        json!({"text": "a A", "pattern": "a", "replacement": "b", "options": "Case_Insensitive"}),
+    );
+    assert_eq!(result, Ok(json!("b b")));
+    assert_eq!(
+        repairs,
+        ["'options' wrapped in a list", "'options[0]': \"Case_Insensitive\" read as \"case_insensitive\""]
+    );
+    // A string is never split, and a value that is not an item is refused as sent.
+    assert_eq!(
+        message(examples(), "statistics", json!({"values": "1, 2"})),
+        "Invalid arguments for 'statistics': 'values' must be an array whose items are each an integer between \
+         -9223372036854775808 and 9223372036854775807, got \"1, 2\"."
+    );
+}
+
+#[test]
+fn null_and_an_empty_named_parameter_are_not_given() {
+    let (result, repairs) = repairs_of(examples(), "list_units", json!({"": "", "dimension": null}));
+    assert!(result.as_ref().is_ok_and(|units| units.as_array().is_some_and(|u| u.len() > 10)), "{result:?}");
+    assert_eq!(repairs, ["an empty-named parameter (\"\": \"\") dropped"]);
+    assert_eq!(
+        message(examples(), "factorial", json!({"n": null})),
+        "Tool 'factorial' was called with missing required parameter 'n'. Expected parameters for 'factorial' — \
+         required: ['n'], optional: []."
+    );
+}
+
+#[test]
+fn a_call_that_was_right_reports_no_repair() {
+    for (name, arguments) in [
+        ("gcd", json!({"a": 12, "b": 18})),
+        ("statistics", json!({"values": [1, 2]})),
+        ("slugify", json!({"text": "A B", "separator": null})),
+        ("convert", json!({"value": 1.5, "from": "mile", "to": "kilometer"})),
+    ] {
+        let (result, repairs) = repairs_of(examples(), name, arguments);
+        assert!(result.is_ok(), "{name}: {result:?}");
+        assert_eq!(repairs, Vec::<String>::new(), "{name}");
+    }
+}
+
+#[test]
+fn every_example_tool_is_shown_to_providers_under_a_name_they_take_and_runs_by_it() {
+    let host = examples();
+    for format in
+        [toolhost::ToolFormat::OpenAiChat, toolhost::ToolFormat::OpenAiResponses, toolhost::ToolFormat::Anthropic]
+    {
+        let definitions = host.tool_definitions(format);
+        let definitions = definitions.as_array().expect("an array");
+        assert_eq!(definitions.len(), host.tools().len());
+        for (definition, tool) in definitions.iter().zip(host.tools()) {
+            let name = definition.get("function").unwrap_or(definition)["name"].as_str().expect("a name");
+            // OpenAI's and Anthropic's documented pattern, and Gemini's first character.
+            let fits = (1..=64).contains(&name.len())
+                && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+                && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+            assert!(fits, "{} shows {name:?}", format.name());
+            assert_eq!(host.dispatch(name, &json!({})).tool.as_deref(), Some(tool.name.as_str()), "{name}");
+        }
+    }
+}

@@ -159,18 +159,11 @@ impl Reader<'_> {
                     return Ok(map);
                 }
                 Some(b'}') => {
-                    self.at += 1;
-                    if after_comma && !map.is_empty() {
-                        self.note("a trailing comma removed");
-                    }
+                    self.close(after_comma && !map.is_empty());
                     return Ok(map);
                 }
                 Some(b',') => {
-                    self.at += 1;
-                    if after_comma {
-                        self.note("commas too many removed");
-                    }
-                    after_comma = true;
+                    self.comma(&mut after_comma);
                     continue;
                 }
                 Some(b']') => {
@@ -200,6 +193,23 @@ impl Reader<'_> {
                 self.stray_quote();
             }
         }
+    }
+
+    /// Past a closing bracket; `trailing` when a comma stood before it.
+    fn close(&mut self, trailing: bool) {
+        self.at += 1;
+        if trailing {
+            self.note("a trailing comma removed");
+        }
+    }
+
+    /// Past a comma; one right after another is one too many.
+    fn comma(&mut self, after_comma: &mut bool) {
+        self.at += 1;
+        if *after_comma {
+            self.note("commas too many removed");
+        }
+        *after_comma = true;
     }
 
     /// A quote at `at` that stands before `,`, `}`, `]`, `:` or the end, so opens
@@ -271,10 +281,7 @@ impl Reader<'_> {
                     return Ok(items);
                 }
                 Some(b']') => {
-                    self.at += 1;
-                    if after_comma && !items.is_empty() {
-                        self.note("a trailing comma removed");
-                    }
+                    self.close(after_comma && !items.is_empty());
                     return Ok(items);
                 }
                 // The array's `]` is missing before its object's `}`.
@@ -283,11 +290,7 @@ impl Reader<'_> {
                     return Ok(items);
                 }
                 Some(b',') => {
-                    self.at += 1;
-                    if after_comma {
-                        self.note("commas too many removed");
-                    }
-                    after_comma = true;
+                    self.comma(&mut after_comma);
                     continue;
                 }
                 _ => {}

@@ -22,6 +22,9 @@ mod json;
 mod typed;
 
 use std::ops::Range;
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, Input, MatchKind};
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -185,7 +188,7 @@ fn written_calls(text: &str) -> Vec<Written> {
     let mut code_at = 0;
     let mut written = Vec::new();
     let mut from = 0;
-    while let Some((at, marker)) = next_marker(&reply, from) {
+    while let Some((at, marker)) = next_marker(text, from) {
         while code.get(code_at).is_some_and(|region| region.end <= at) {
             code_at += 1;
         }
@@ -204,21 +207,31 @@ fn written_calls(text: &str) -> Vec<Written> {
     written
 }
 
+/// The automaton over every marker's pattern (ASCII case ignored; of two at one
+/// place, the first listed), built once: finding every marker is one pass over the
+/// reply however many dialects there are.
+fn automaton() -> &'static AhoCorasick {
+    static AUTOMATON: OnceLock<AhoCorasick> = OnceLock::new();
+    AUTOMATON.get_or_init(|| {
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostFirst)
+            .build(MARKERS.iter().map(|marker| marker.pattern))
+            .expect("the markers make an automaton")
+    })
+}
+
 /// The first marker at or after `from` (one at a line's start, for those that must be).
-fn next_marker(reply: &Reply<'_>, from: usize) -> Option<(usize, &'static dialects::Marker)> {
-    MARKERS
-        .iter()
-        .filter_map(|marker| {
-            let mut search = from;
-            loop {
-                let at = reply.find(marker.pattern, search)?;
-                if !marker.line_start || starts_line(reply.text, at) {
-                    return Some((at, marker));
-                }
-                search = at + 1;
-            }
-        })
-        .min_by_key(|(at, _)| *at)
+fn next_marker(text: &str, from: usize) -> Option<(usize, &'static dialects::Marker)> {
+    let mut search = from;
+    loop {
+        let found = automaton().find(Input::new(text).span(search..text.len()))?;
+        let marker = &MARKERS[found.pattern().as_usize()];
+        if !marker.line_start || starts_line(text, found.start()) {
+            return Some((found.start(), marker));
+        }
+        search = found.start() + 1;
+    }
 }
 
 /// Whether only spaces stand between `at` and the start of its line.

@@ -226,6 +226,20 @@ fn code_after_a_fenced_deepseek_call_is_still_code() {
 }
 
 #[test]
+fn malformed_gemma_and_python_calls_end_without_a_call() {
+    for text in [
+        "<|tool_call>call:evaluate{a:[}<tool_call|>",
+        "<|tool_call>call:evaluate{a:[1,}",
+        "<|tool_call>call:evaluate{a:[}}<tool_call|>",
+        "<start_function_call>call:evaluate{a:<escape>x}",
+        "[evaluate(a=[1, 2)]",
+        "<|python_start|>[evaluate(a=1, a=2)]<|python_end|>",
+    ] {
+        assert!(extract(&registry(), text).calls.is_empty(), "{text}");
+    }
+}
+
+#[test]
 fn examples_prose_and_unknown_names_are_not_calls() {
     let fenced =
         "To call it, write:\n```\n<tool_call>{\"name\": \"get_weather\", \"arguments\": {}}</tool_call>\n```\n";

@@ -8,6 +8,8 @@
 //! else is changed, each change is logged, and whether the result fits is for the
 //! validator to say.
 
+use std::fmt::Write;
+
 use serde_json::{Map, Number, Value};
 
 use crate::bind::wording::shorten;
@@ -165,7 +167,10 @@ impl<'s> Mend<'s> {
             };
             let property = properties.and_then(|p| p.get(name));
             let before = self.path.len();
-            self.path.push_str(&segment(before, key));
+            if before > 0 {
+                self.path.push('.');
+            }
+            self.path.push_str(key);
             if name != key {
                 self.log.push(Repair::Key { path: self.path.clone(), from: key.clone(), to: name.to_string() });
             }
@@ -200,18 +205,12 @@ impl<'s> Mend<'s> {
                 continue;
             };
             let before = self.path.len();
-            self.path.push_str(&format!("[{i}]"));
+            let _ = write!(self.path, "[{i}]");
             out.push(self.at_depth(item, schema, depth + 1));
             self.path.truncate(before);
         }
         out
     }
-}
-
-/// The path segment of the key `key` after a path `length` bytes long: the key
-/// alone at the top, `.key` below it.
-fn segment(length: usize, key: &str) -> String {
-    if length == 0 { key.to_string() } else { format!(".{key}") }
 }
 
 /// Whether the object schema `keywords` lists `name` as required.

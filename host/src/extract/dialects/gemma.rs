@@ -74,6 +74,10 @@ impl Syntax<'_> {
             _ => {
                 let length = rest.find([',', '}', ']']).unwrap_or(rest.len());
                 let bare = rest[..length].trim();
+                // Nothing before the next separator is no value (and no progress).
+                if bare.is_empty() {
+                    return None;
+                }
                 let value = serde_json::from_str(bare).unwrap_or_else(|_| Value::String(bare.to_string()));
                 Some((value, i + length))
             }

@@ -16,32 +16,30 @@ use crate::tool::Repair;
 /// `<tool_call>` then JSON call objects, or (GLM, Hunyuan) a name and
 /// `<arg_key>`/`<arg_value>` pairs, then `</tool_call>` (repaired when missing).
 pub(super) fn tool_call_tag(reply: &Reply<'_>, marker: &Marker, at: usize) -> Vec<Written> {
-    let body = at + marker.pattern.len();
-    let (objects, end) = values_from(reply.text, body);
-    if objects.is_empty() {
-        return tags::arg_pairs(reply, marker, at).into_iter().collect();
+    match json_block(reply, marker, at, true) {
+        calls if calls.is_empty() => tags::arg_pairs(reply, marker, at).into_iter().collect(),
+        calls => calls,
     }
-    let (span_end, repair) = marker.close(reply, end, true);
-    json_calls(reply.text, at..span_end, objects, marker.dialect, repair)
 }
 
 /// A marker, JSON call objects, and a closing token that may be left out.
 pub(super) fn optionally_closed(reply: &Reply<'_>, marker: &Marker, at: usize) -> Vec<Written> {
-    let (objects, end) = values_from(reply.text, at + marker.pattern.len());
-    if objects.is_empty() {
-        return Vec::new();
-    }
-    let (span_end, _) = marker.close(reply, end, false);
-    json_calls(reply.text, at..span_end, objects, marker.dialect, None)
+    json_block(reply, marker, at, false)
 }
 
 /// A marker, JSON call objects, and a closing token (repaired when missing).
 pub(super) fn closed_block(reply: &Reply<'_>, marker: &Marker, at: usize) -> Vec<Written> {
+    json_block(reply, marker, at, true)
+}
+
+/// The JSON call objects after a marker, to its closing token (whose absence is a
+/// repair when it is `required`); none when no JSON follows the marker.
+fn json_block(reply: &Reply<'_>, marker: &Marker, at: usize, required: bool) -> Vec<Written> {
     let (objects, end) = values_from(reply.text, at + marker.pattern.len());
     if objects.is_empty() {
         return Vec::new();
     }
-    let (span_end, repair) = marker.close(reply, end, true);
+    let (span_end, repair) = marker.close(reply, end, required);
     json_calls(reply.text, at..span_end, objects, marker.dialect, repair)
 }
 
