@@ -1,5 +1,5 @@
 //! Binding a model's arguments to a tool's WIT signature: argument text read as
-//! JSON (repaired conservatively), the JSON object's keys matched to parameters
+//! JSON (strictly, then leniently where it has one reading), the JSON object's keys matched to parameters
 //! (names repaired like tool names), and each value converted to a typed WIT value
 //! with lossless coercion only. Every misfit is a [`ToolError`] in the model's terms.
 //! [`SchemaBinder`] does the same for a tool described by a JSON Schema instead (an
@@ -48,9 +48,9 @@ pub fn check_arguments(spec: &ToolSpec, arguments: &Value) -> Result<(), ToolErr
     bind_arguments(spec, arguments, &mut Vec::new()).map(drop)
 }
 
-/// Reads argument text as a model wrote it: strict JSON, else repaired
-/// conservatively (code fences, trailing commas, single quotes, unquoted keys,
-/// missing closing brackets); an error quotes where the text broke.
+/// Reads argument text as a model wrote it: strict JSON, else read leniently where
+/// the text has one reading (README "What the host repairs"); an error quotes where
+/// the text broke.
 pub fn parse_arguments(spec: &ToolSpec, text: &str) -> Result<Value, ToolError> {
     read_arguments(&spec.name, text, &mut Vec::new()).map_err(|problem| invalid_arguments(spec, problem))
 }
@@ -126,6 +126,9 @@ fn assign_to_params<'a>(
                 called_twice(&spec.name, &spec.params[index].name, Some((first, key))),
             ));
         }
+        if *key != spec.params[index].name {
+            repairs.push(Repair::Key { path: key.clone(), from: key.clone(), to: spec.params[index].name.clone() });
+        }
         given[index] = Some((key, value));
     }
     let missing: Vec<&str> = spec
@@ -137,11 +140,6 @@ fn assign_to_params<'a>(
         .collect();
     if !missing.is_empty() || !unexpected.is_empty() {
         return Err(invalid_arguments(spec, wording::misfit(&spec.name, &missing, &unexpected)));
-    }
-    for (param, (key, _)) in spec.params.iter().zip(&given).filter_map(|(p, g)| Some((p, (*g)?))) {
-        if key != param.name {
-            repairs.push(Repair::Key { path: key.to_string(), from: key.to_string(), to: param.name.clone() });
-        }
     }
     Ok(given.into_iter().map(|value| value.map(|(_, v)| v)).collect())
 }

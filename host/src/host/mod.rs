@@ -245,9 +245,9 @@ impl Host {
         self.dispatch_with(name, Arguments::Json(arguments))
     }
 
-    /// Like [`Host::dispatch`], for argument text: parsed strictly, else repaired
-    /// conservatively (code fences, trailing commas, single quotes, unquoted keys,
-    /// missing closing brackets); unrepairable text is an error quoting where it broke.
+    /// Like [`Host::dispatch`], for argument text: parsed strictly, else read
+    /// leniently where the text has one reading (a code fence, single quotes,
+    /// Python's `True`, a stray quote, …); other text is an error quoting where it broke.
     pub fn dispatch_text(&self, name: &str, arguments: &str) -> CallOutcome {
         self.dispatch_with(name, Arguments::Text(arguments))
     }

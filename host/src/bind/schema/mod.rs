@@ -150,21 +150,14 @@ impl SchemaBinder {
     /// `given` without an empty-named key whose value is empty (see
     /// [`crate::bind`]'s rule), unless the schema has a property of that name.
     fn without_empty_keys(&self, given: &Map<String, Value>, repairs: &mut Vec<Repair>) -> Map<String, Value> {
-        let mut kept = given.clone();
-        if self.properties().any(str::is_empty) {
-            return kept;
-        }
-        if let Some(value) = given.get("")
-            && let Some(repair) = empty_key_dropped("", value)
-        {
-            kept.remove("");
-            repairs.push(repair);
-        }
-        kept
+        let dropped = given.get("").filter(|_| !self.properties().any(str::is_empty));
+        let Some(repair) = dropped.and_then(|value| empty_key_dropped("", value)) else { return given.clone() };
+        repairs.push(repair);
+        given.iter().filter(|(key, _)| !key.is_empty()).map(|(k, v)| (k.clone(), v.clone())).collect()
     }
 
     /// [`SchemaBinder::bind`] for argument text as a model wrote it, read as JSON
-    /// first (repaired conservatively, as for WIT tools).
+    /// first (leniently where strict parsing fails, as for WIT tools).
     pub fn bind_text(&self, tool: &str, text: &str) -> Result<Value, ToolError> {
         self.bind_text_into(tool, text, &mut Vec::new())
     }
