@@ -238,7 +238,13 @@ impl Reader<'_> {
             // `"city: "Oslo"`: the key's closing quote is missing, so the key read
             // ran on to the value's opening quote.
             _ if self.bytes[key_at] == b'"' && key.contains(':') => {
-                let (name, _) = key.split_once(':').expect("the key holds ':'");
+                // The name as written, up to the first ':' (not the decoded key,
+                // whose escapes are shorter than their text).
+                let written = &self.text[key_at + 1..];
+                let name = written.split_once(':').map_or(written, |(name, _)| name);
+                if name.contains(['\\', '"']) {
+                    return Err(unreadable(format!("the key '{key}' is not followed by ':'")));
+                }
                 self.at = key_at + 1 + name.len() + 1;
                 self.note("a missing quote added");
                 return Ok((name.to_string(), self.value()?));
@@ -333,21 +339,24 @@ impl Reader<'_> {
                 c => out.push(c),
             }
         }
-        self.unclosed(out)
+        self.unclosed(start, out)
     }
 
-    /// A string with no closing quote: read to the closing brackets that end the
-    /// text, when that is all that follows it; else the text was cut inside it.
-    fn unclosed(&mut self, out: String) -> Result<String, Refusal> {
-        let trimmed = out.trim_end_matches(|c: char| c == '}' || c == ']' || c.is_whitespace());
-        if trimmed.len() == out.len() {
+    /// A string with no closing quote, its content starting at byte `start`: read to
+    /// the closing brackets that end the text, when that is all that follows it; else
+    /// the text was cut inside it.
+    fn unclosed(&mut self, start: usize, out: String) -> Result<String, Refusal> {
+        let closing = |c: char| c == '}' || c == ']' || c.is_whitespace();
+        // Measured on the text as written (an escape is longer than what it reads as):
+        // the string ran to the end of the text, and its last brackets close the rest.
+        let written = &self.text[start..];
+        let content = written.trim_end_matches(closing);
+        if content.len() == written.len() {
             return Err(unreadable("it ends inside a string"));
         }
         self.note("a missing quote added");
-        // The string ran to the end of the text, and the brackets after its content
-        // are the text's last bytes, as written.
-        self.at = self.text.len() - (out.len() - trimmed.len());
-        Ok(trimmed.to_string())
+        self.at = start + content.len();
+        Ok(out.trim_end_matches(closing).to_string())
     }
 
     /// The character an escape stands for, pushed onto `out`.
@@ -466,4 +475,36 @@ fn hex_unit(chars: &mut std::str::CharIndices<'_>) -> Option<u32> {
 /// The quote that closes `open`, if `open` opens a string.
 fn quote_of(open: char) -> Option<char> {
     QUOTES.iter().find(|(o, _)| *o == open).map(|(_, close)| *close)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_missing_its_quote_is_measured_as_written_not_as_decoded() {
+        let (value, _) = read("{\"\u{e9}\u{e9}:\"x\"}").unwrap_or_else(|r| panic!("{r:?}"));
+        assert_eq!(value, serde_json::json!({"\u{e9}\u{e9}": "x"}));
+        // Decoded, `\u00e9` is two bytes of six: a name with escapes has no one
+        // place where its quote was left out.
+        assert!(read("{\"\\u00e9\u{e9}\u{e9}:\"x\"}").is_err());
+        assert!(read("{\"a\\\"b:\"x\"}").is_err());
+    }
+
+    #[test]
+    fn a_string_left_open_is_closed_where_the_written_brackets_begin() {
+        // A raw ideographic space, then an escaped new line: four bytes of text read as
+        // two, before the closing bracket.
+        let (value, did) = read("{\"a\": \"b\u{3000}\\n}").unwrap_or_else(|r| panic!("{r:?}"));
+        assert_eq!(value, serde_json::json!({"a": "b"}));
+        assert!(did.contains(&"a missing quote added"));
+        assert_eq!(read("{\"a\": \"b\\"), Err(unreadable("it ends inside a string")));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_is_read_or_refused_without_a_panic(text in "[{}\\[\\]\"'\\\\:,a-z0-9 \\n\u{e9}\u{3000}\u{201c}\u{201d}]{0,40}") {
+            let _ = read(&text);
+        }
+    }
 }
