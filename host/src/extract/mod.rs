@@ -59,7 +59,7 @@ pub enum Dialect {
     /// JSON), or `{"tool_calls": […]}` (llama.cpp's generic format).
     BareJson,
     /// `<tool_calls>[…]</tool_calls>`, or one object a line (Jamba, MiniMax-M1,
-    /// Hunyuan-A13B, Apriel).
+    /// Hunyuan-A13B, Apriel); `<tools>{…}</tools>` (Qwen2.5-Coder).
     ToolCallsTag,
     /// `<TOOLCALL>[…]</TOOLCALL>` (Nemotron).
     Nemotron,
@@ -83,7 +83,8 @@ pub enum Dialect {
     /// `<|function_call|>{…}` or `function call<|role_sep|>{…}` (GigaChat 3).
     #[serde(rename = "gigachat")]
     GigaChat,
-    /// `<|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{…}<|tool_call_end|>` (Kimi K2).
+    /// `<|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{…}<|tool_call_end|>` (Kimi K2),
+    /// or K3's `<|open|>call tool="name"<|sep|>…<|close|>call<|sep|>`.
     Kimi,
     /// `<｜tool▁call▁begin｜>…<｜tool▁sep｜>…<｜tool▁call▁end｜>` (DeepSeek V3, R1, V3.1).
     #[serde(rename = "deepseek")]
@@ -103,6 +104,17 @@ pub enum Dialect {
     Pythonic,
     /// `call:name{key:<escape>value<escape>}` (FunctionGemma, Gemma 4).
     Gemma,
+    /// `<|tool_call_start|>[{"name": …, "arguments": …}]<|tool_call_end|>` (openPangu).
+    #[serde(rename = "openpangu")]
+    OpenPangu,
+    /// `<|plamo:begin_tool_request:plamo|>…<|plamo:end_tool_request:plamo|>` (PLaMo 3).
+    Plamo,
+    /// `<|tool_call:start|>name` then `<|tool_arg:start|>k<|tool_arg:value|>v<|tool_arg:end|>`
+    /// pairs, to `<|tool_call:end|>` (Solar Open 2).
+    Solar,
+    /// `<dots_function_call>{"name": …, "arguments": …}</dots_function_call>` (dots; its
+    /// `<invoke name="…">` calls in the same tag are `xml_invoke`).
+    Dots,
 }
 
 /// One tool call found in a reply, or one that looked like a call but is not one.

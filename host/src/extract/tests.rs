@@ -119,6 +119,23 @@ const DIALECT_CASES: &[(&str, Dialect)] = &[
     ("[get_weather(city=\"Paris\")]", Dialect::Pythonic),
     ("<start_function_call>call:get_weather{city:<escape>Paris<escape>}<end_function_call>", Dialect::Gemma),
     ("<|tool_call>call:get_weather{city:<|\"|>Paris<|\"|>}<tool_call|>", Dialect::Gemma),
+    ("<function name=\"get_weather\"><param name=\"city\">Paris</param></function>", Dialect::XmlInvoke),
+    (
+        "]<]minimax[>[<invoke name=\"get_weather\">]<]minimax[>[<city>Paris]<]minimax[>[</city>]<]minimax[>[</invoke>",
+        Dialect::XmlInvoke,
+    ),
+    (
+        "<|tool_call_start|>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}]<|tool_call_end|>",
+        Dialect::OpenPangu,
+    ),
+    (
+        "<|open|>tools<|sep|><|open|>call tool=\"get_weather\" index=\"1\"<|sep|><|open|>argument key=\"city\" type=\"string\"<|sep|>Paris<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>",
+        Dialect::Kimi,
+    ),
+    (
+        "<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>get_weather<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{\"city\": \"Paris\"}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>",
+        Dialect::Plamo,
+    ),
 ];
 
 #[test]

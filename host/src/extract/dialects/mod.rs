@@ -76,7 +76,7 @@ const fn closed(
 }
 
 /// Every marker. Where two start at the same place the first listed wins.
-pub(super) const MARKERS: [Marker; 30] = [
+pub(super) const MARKERS: [Marker; 39] = [
     closed("<tool_call>", &["</tool_call>"], Dialect::ToolCallTag, objects::tool_call_tag),
     closed("<|python_tag|>", &["<|eom_id|>", "<|eot_id|>"], Dialect::PythonTag, objects::optionally_closed),
     marker("[tool_calls]", Dialect::Mistral, objects::mistral),
@@ -106,13 +106,41 @@ pub(super) const MARKERS: [Marker; 30] = [
     closed("<function name=", &["</function>"], Dialect::XmlInvoke, tags::invoke),
     closed("<invoke name=", &["</invoke>"], Dialect::XmlInvoke, tags::invoke),
     closed("<steptml:invoke name=", &["</steptml:invoke>"], Dialect::XmlInvoke, tags::invoke),
+    closed("<atem:invoke name=", &["</atem:invoke>"], Dialect::XmlInvoke, tags::invoke),
     closed("<\u{ff5c}dsml\u{ff5c}invoke name=", &["</\u{ff5c}dsml\u{ff5c}invoke>"], Dialect::XmlInvoke, tags::invoke),
     closed("<|python_start|>", &["<|python_end|>"], Dialect::Pythonic, pythonic::block),
-    closed("<|tool_call_start|>", &["<|tool_call_end|>"], Dialect::Pythonic, pythonic::block),
+    closed("<|tool_call_start|>", &["<|tool_call_end|>"], Dialect::Pythonic, pythonic_or_json),
     closed("<function_calls>", &["</function_calls>"], Dialect::Pythonic, pythonic::block),
     closed("<start_function_call>", &["<end_function_call>"], Dialect::Gemma, gemma::call),
     closed("<|tool_call>", &["<tool_call|>"], Dialect::Gemma, gemma::call),
+    closed("]<]minimax[>[<invoke name=", &["]<]minimax[>[</invoke>"], Dialect::XmlInvoke, tags::minimax_m3),
+    closed("<|tool_call:start|>", &["<|tool_call:end|>"], Dialect::Solar, tags::solar),
+    closed("<ifm|tool_call>", &["</ifm|tool_call>"], Dialect::ToolCallTag, objects::tool_call_tag),
+    closed("<iquestcoder_tool_call>", &["</iquestcoder_tool_call>"], Dialect::ToolCallTag, objects::tool_call_tag),
+    closed("<tools>", &["</tools>"], Dialect::ToolCallsTag, objects::closed_block),
+    closed("<dots_function_call>", &["</dots_function_call>"], Dialect::Dots, objects::closed_block),
+    closed("<|open|>call ", &["<|close|>call<|sep|>"], Dialect::Kimi, tags::xtml),
+    closed(
+        "<|plamo:begin_tool_request:plamo|>",
+        &["<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>", "<|plamo:end_tool_request:plamo|>"],
+        Dialect::Plamo,
+        named::plamo,
+    ),
 ];
+
+/// LFM2's Python-style calls after `<|tool_call_start|>`, or openPangu's JSON array
+/// of call objects after the same marker.
+fn pythonic_or_json(reply: &Reply<'_>, marker: &Marker, at: usize) -> Vec<Written> {
+    let calls = pythonic::block(reply, marker, at);
+    if !calls.is_empty() {
+        return calls;
+    }
+    let mut calls = objects::closed_block(reply, marker, at);
+    for call in &mut calls {
+        call.dialect = Dialect::OpenPangu;
+    }
+    calls
+}
 
 /// The reply, and its ASCII-lower-case copy (same byte offsets) that markers are
 /// found in.

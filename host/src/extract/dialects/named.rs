@@ -1,7 +1,8 @@
 //! Dialects that write the name, then the arguments as JSON: Kimi K2's
 //! `<|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{…}`, DeepSeek's
 //! `<｜tool▁call▁begin｜>…<｜tool▁sep｜>…`, gpt-oss's harmony commentary channel
-//! (`to=functions.name … <|message|>{…}<|call|>`) and Functionary's `>>>name`.
+//! (`to=functions.name … <|message|>{…}<|call|>`), Functionary's `>>>name` and
+//! PLaMo 3's `<|plamo:begin_tool_name:plamo|>`.
 
 use super::super::json::value_end;
 use super::{Marker, Reply, Written, skip_spaces, skip_whitespace};
@@ -64,6 +65,12 @@ pub(super) fn harmony(reply: &Reply<'_>, marker: &Marker, at: usize) -> Vec<Writ
     }
     let name = &reply.text[name_at..name_at + name_len];
     let body = skip_whitespace(reply.text, message + "<|message|>".len());
+    // A function's message is JSON; any other is prose to a channel (`to=self`,
+    // `to=user`) or another format's framing (MuseGlimmer's ATEM calls follow
+    // `to=tool<|message|>`), read by its own marker.
+    if !reply.text[body..].starts_with('{') {
+        return Vec::new();
+    }
     let end = reply.first_of(&["<|call|>", "<|end|>", "<|start|>"], body);
     named_call(reply, marker, at, name, body, end)
 }
@@ -80,6 +87,27 @@ pub(super) fn functionary(reply: &Reply<'_>, marker: &Marker, at: usize) -> Vec<
     }
     let end = reply.first_of(&["\n>>>"], body);
     named_call(reply, marker, at, name, body, end)
+}
+
+/// PLaMo 3: `<|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>name
+/// <|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json
+/// <|plamo:msg|>{…}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>`.
+pub(super) fn plamo(reply: &Reply<'_>, marker: &Marker, at: usize) -> Vec<Written> {
+    const NAME: &str = "<|plamo:begin_tool_name:plamo|>";
+    const NAME_END: &str = "<|plamo:end_tool_name:plamo|>";
+    const ARGUMENTS: &str = "<|plamo:begin_tool_arguments:plamo|>";
+    const MESSAGE: &str = "<|plamo:msg|>";
+    let head = skip_whitespace(reply.text, at + marker.pattern.len());
+    let end = reply.first_of(&["<|plamo:end_tool_arguments:plamo|>", marker.closes[1], marker.pattern], head);
+    if !reply.has_at(head, NAME) {
+        return Vec::new();
+    }
+    let name_at = head + NAME.len();
+    let Some(name_end) = reply.find(NAME_END, name_at).filter(|&n| n < end) else { return Vec::new() };
+    let arguments = reply.find(ARGUMENTS, name_end).filter(|&a| a < end).map_or(end, |a| a + ARGUMENTS.len());
+    let body = reply.find(MESSAGE, arguments).filter(|&m| m < end).map_or(arguments, |m| m + MESSAGE.len());
+    let body = skip_whitespace(reply.text, body.min(end));
+    named_call(reply, marker, at, reply.text[name_at..name_end].trim(), body, end)
 }
 
 /// The call to `name` whose arguments start at `body` (a JSON object, other text

@@ -13,8 +13,9 @@ use super::super::json::{call_parts, value_end, values_from};
 use super::{Marker, Reply, Written, skip_spaces, skip_whitespace, tags};
 use crate::tool::Repair;
 
-/// `<tool_call>` then JSON call objects, or (GLM, Hunyuan) a name and
-/// `<arg_key>`/`<arg_value>` pairs, then `</tool_call>` (repaired when missing).
+/// `<tool_call>` (or K2 Horizon's `<ifm|tool_call>`, iQuest Coder's
+/// `<iquestcoder_tool_call>`) then JSON call objects, or (GLM, Hunyuan) a name and
+/// `<arg_key>`/`<arg_value>` pairs, then its closing tag (repaired when missing).
 pub(super) fn tool_call_tag(reply: &Reply<'_>, marker: &Marker, at: usize) -> Vec<Written> {
     match json_block(reply, marker, at, true) {
         calls if calls.is_empty() => tags::arg_pairs(reply, marker, at).into_iter().collect(),

@@ -2,8 +2,9 @@
 //! arguments whose values are Python literals (strings in either quote, numbers,
 //! `True`/`False`/`None`, lists, dicts). Inside Llama 4's `<|python_start|>`,
 //! LFM2's `<|tool_call_start|>` or Olmo 3's `<function_calls>`; or the whole reply
-//! (Llama 3.2, ToolACE: vLLM's `pythonic`). A positional argument cannot be matched
-//! to a parameter, so a call with one is not read.
+//! (Llama 3.2, ToolACE: vLLM's `pythonic`; Granite's, a call a line, unbracketed). A
+//! positional argument cannot be matched to a parameter, so a call with one is not
+//! read.
 
 use serde_json::{Map, Value};
 
@@ -28,10 +29,11 @@ pub(super) fn block(reply: &Reply<'_>, marker: &Marker, at: usize) -> Vec<Writte
         .collect()
 }
 
-/// The calls of a reply that is nothing but a bracketed list of Python calls.
+/// The calls of a reply that is nothing but Python calls: a bracketed list, or
+/// (Granite's pythonic format) calls one after another on their own lines.
 pub(in crate::extract) fn whole_reply(text: &str) -> Vec<Written> {
     let start = text.len() - text.trim_start().len();
-    if !text[start..].starts_with('[') {
+    if !text[start..].starts_with(|c: char| c == '[' || c.is_ascii_alphabetic() || c == '_') {
         return Vec::new();
     }
     match calls(text, start) {

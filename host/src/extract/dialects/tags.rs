@@ -61,7 +61,8 @@ fn parameter_tags(reply: &Reply<'_>, body: Range<usize>) -> Map<String, Value> {
 }
 
 /// `<PREFIXinvoke name="x">` (or `<function name="x">`) with `<PREFIXparameter
-/// name="key" …>value</PREFIXparameter>` tags, to its closing tag.
+/// name="key" …>value</PREFIXparameter>` tags (MiniCPM 5: `<param name="key">`,
+/// a value perhaps in `<![CDATA[…]]>`), to its closing tag.
 pub(super) fn invoke(reply: &Reply<'_>, marker: &Marker, at: usize) -> Vec<Written> {
     let name_at = at + marker.pattern.len();
     let Some((name, open_end)) = attribute(reply.text, name_at) else { return Vec::new() };
@@ -70,20 +71,144 @@ pub(super) fn invoke(reply: &Reply<'_>, marker: &Marker, at: usize) -> Vec<Writt
     let prefix = element.trim_end_matches("invoke").trim_end_matches("function");
     let close_tag = marker.closes[0];
     let body_end = reply.find(close_tag, open_end).unwrap_or(reply.text.len());
-    let parameter_open = format!("<{prefix}parameter name=");
-    let parameter_close = format!("</{prefix}parameter>");
+    // MiniCPM 5 writes `<param name=…>`; the others `<parameter name=…>`.
+    let tag = if reply.lower[open_end..body_end].contains(&format!("<{prefix}parameter name=")) {
+        "parameter"
+    } else {
+        "param"
+    };
+    let parameter_open = format!("<{prefix}{tag} name=");
+    let parameter_close = format!("</{prefix}{tag}>");
     let mut parameters = Map::new();
     let mut from = open_end;
     while let Some(open) = reply.lower[from..body_end].find(&parameter_open).map(|i| from + i) {
         let Some((key, value_at)) = attribute(reply.text, open + parameter_open.len()) else { break };
         let close = reply.lower[value_at..body_end].find(&parameter_close).map_or(body_end, |i| value_at + i);
-        parameters.insert(key, Value::String(trim_newlines(&reply.text[value_at..close]).to_string()));
+        let value = trim_newlines(&reply.text[value_at..close]);
+        parameters.insert(key, Value::String(strip_cdata(value).to_string()));
         from = (close + parameter_close.len()).min(body_end);
     }
     let (span_end, repair) = marker.close(reply, body_end, true);
     let mut written = text_call(at..span_end, marker, name, parameters);
     written.repairs.extend(repair);
     vec![written]
+}
+
+/// Kimi K3's XTML: `<|open|>call tool="name" index="1"<|sep|>` then arguments
+/// `<|open|>argument key="k" type="string"<|sep|>value<|close|>argument<|sep|>`, to
+/// `<|close|>call<|sep|>`. A value of type string is its text as written; any other
+/// type is JSON (kept as text when it is not).
+pub(super) fn xtml(reply: &Reply<'_>, marker: &Marker, at: usize) -> Vec<Written> {
+    const SEP: &str = "<|sep|>";
+    const ARGUMENT: &str = "<|open|>argument";
+    const ARGUMENT_END: &str = "<|close|>argument<|sep|>";
+    let attrs_at = at + marker.pattern.len();
+    let end = reply.first_of(&[marker.closes[0], marker.pattern], attrs_at);
+    let Some(sep) = reply.find(SEP, attrs_at).filter(|&s| s < end) else { return Vec::new() };
+    let Some(name) = xtml_attribute(&reply.text[attrs_at..sep], "tool").filter(|n| !n.is_empty()) else {
+        return Vec::new();
+    };
+    let mut arguments = Map::new();
+    let mut from = sep + SEP.len();
+    while let Some(open) = reply.find(ARGUMENT, from).filter(|&a| a < end) {
+        let Some(value_at) = reply.find(SEP, open).filter(|&s| s < end).map(|s| s + SEP.len()) else { break };
+        let attrs = &reply.text[open + ARGUMENT.len()..value_at - SEP.len()];
+        let value_end = reply.find(ARGUMENT_END, value_at).filter(|&v| v <= end).unwrap_or(end);
+        let text = &reply.text[value_at..value_end];
+        let value = match xtml_attribute(attrs, "type").as_deref() {
+            None | Some("string") => Value::String(text.to_string()),
+            Some(_) => serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_string())),
+        };
+        arguments.insert(xtml_attribute(attrs, "key").unwrap_or_default(), value);
+        from = (value_end + ARGUMENT_END.len()).min(end);
+    }
+    let (span_end, repair) = marker.close(reply, end, true);
+    let mut written = Written::new(at..span_end, marker.dialect, name, Some(Value::Object(arguments)));
+    written.repairs.extend(repair);
+    vec![written]
+}
+
+/// The value of `key="…"` among XTML attributes, its `&quot;` and `&amp;` read.
+fn xtml_attribute(attrs: &str, key: &str) -> Option<String> {
+    let mut rest = attrs;
+    while let Some(eq) = rest.find("=\"") {
+        let name = rest[..eq].rsplit(|c: char| c.is_whitespace()).next().unwrap_or_default();
+        let value_at = eq + 2;
+        let value_end = rest[value_at..].find('"').map(|i| value_at + i)?;
+        if name == key {
+            return Some(rest[value_at..value_end].replace("&quot;", "\"").replace("&amp;", "&"));
+        }
+        rest = &rest[value_end + 1..];
+    }
+    None
+}
+
+/// MiniMax M3's namespace marker, written before every tag of a call.
+const MINIMAX_NS: &str = "]<]minimax[>[";
+
+/// How deep MiniMax M3 elements are read inside one another.
+const MAX_NESTING: usize = 32;
+
+/// MiniMax M3: `NS<invoke name="x">` with each parameter a tag of its own name
+/// (`NS<city>Paris NS</city>`, NS being `]<]minimax[>[`), nested tags for objects
+/// and repeated tags for lists, to `NS</invoke>`.
+pub(super) fn minimax_m3(reply: &Reply<'_>, marker: &Marker, at: usize) -> Vec<Written> {
+    let name_at = at + marker.pattern.len();
+    let Some((name, open_end)) = attribute(reply.text, name_at) else { return Vec::new() };
+    let end = reply.first_of(&[marker.closes[0], marker.pattern], open_end);
+    let (value, _) = ns_content(&reply.text[..end], open_end, 0);
+    let parameters = match value {
+        Value::Object(parameters) => parameters,
+        _ => Map::new(),
+    };
+    let (span_end, repair) = marker.close(reply, end, true);
+    let mut written = text_call(at..span_end, marker, name, parameters);
+    written.repairs.extend(repair);
+    vec![written]
+}
+
+/// The content of a MiniMax M3 element from `at` to its closing tag (or the end of
+/// `text`): text, or an object of its child elements (a name repeated becomes a
+/// list); and where it ends.
+fn ns_content(text: &str, at: usize, depth: usize) -> (Value, usize) {
+    let mut children = Map::new();
+    let mut listed = Vec::new();
+    let mut from = at;
+    let mut close = text.len();
+    while let Some(tag) = text[from..].find(MINIMAX_NS).map(|i| from + i + MINIMAX_NS.len()) {
+        let rest = &text[tag..];
+        if rest.starts_with("</") {
+            close = tag - MINIMAX_NS.len();
+            break;
+        }
+        let name_end = rest.find('>').filter(|_| rest.starts_with('<') && depth < MAX_NESTING);
+        let Some(name_end) = name_end else {
+            from = tag;
+            continue;
+        };
+        let name = rest[1..name_end].trim().to_string();
+        let (value, child_close) = ns_content(text, tag + name_end + 1, depth + 1);
+        from = text[child_close..].find('>').map_or(text.len(), |i| child_close + i + 1);
+        match children.get_mut(&name) {
+            Some(Value::Array(items)) if listed.contains(&name) => items.push(value),
+            Some(earlier) => {
+                *earlier = Value::Array(vec![earlier.take(), value]);
+                listed.push(name);
+            }
+            None => {
+                children.insert(name, value);
+            }
+        }
+    }
+    if children.is_empty() {
+        return (Value::String(text[at..close].trim().to_string()), close);
+    }
+    (Value::Object(children), close)
+}
+
+/// A value written as an XML CDATA section, without its wrapper.
+fn strip_cdata(value: &str) -> &str {
+    value.strip_prefix("<![CDATA[").and_then(|v| v.strip_suffix("]]>")).unwrap_or(value)
 }
 
 /// A quoted attribute value at `at` (`"x"` or `'x'`), and where its tag ends (past
@@ -95,31 +220,96 @@ fn attribute(text: &str, at: usize) -> Option<(String, usize)> {
     (!text[value_end..tag_end].contains('\n')).then(|| (text[at + 1..value_end].to_string(), tag_end))
 }
 
+/// The tags of GLM's key/value pairs: key, its end, value, its end, type.
+const GLM_TAGS: [&str; 5] = ["<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<arg_type>"];
+
+/// K2 Horizon's, in its `ifm|` namespace.
+const IFM_TAGS: [&str; 5] =
+    ["<ifm|arg_key>", "</ifm|arg_key>", "<ifm|arg_value>", "</ifm|arg_value>", "<ifm|arg_type>"];
+
 /// GLM's `<tool_call>name` then `<arg_key>k</arg_key><arg_value>v</arg_value>` pairs
-/// (Hunyuan's with `<tool_sep>` after the name) to `</tool_call>`.
+/// (Hunyuan's with `<tool_sep>` after the name; iQuest Coder's in
+/// `<iquestcoder_tool_call>`; K2 Horizon's tags as `<ifm|arg_key>`, perhaps with an
+/// `<ifm|arg_type>`) to the marker's closing tag. A value is kept as written.
 pub(super) fn arg_pairs(reply: &Reply<'_>, marker: &Marker, at: usize) -> Option<Written> {
+    let tags = if marker.pattern.starts_with("<ifm|") { IFM_TAGS } else { GLM_TAGS };
+    let [key_open, key_close, value_open, value_close, type_open] = tags;
     let name_at = skip_whitespace(reply.text, at + marker.pattern.len());
-    let end = reply.first_of(&["</tool_call>", "<tool_call>"], name_at);
-    let name_end = reply.first_of(&["<arg_key>", "<tool_sep>", "\n"], name_at).min(end);
-    let name = reply.text[name_at..name_end].trim();
+    let end = reply.first_of(&[marker.closes[0], marker.pattern], name_at);
+    let name_end = reply.first_of(&[key_open, "<tool_sep>", "\n"], name_at).min(end);
+    // Ling 3 may write the new line after the name as the two characters `\n`.
+    let name = reply.text[name_at..name_end].trim().trim_end_matches("\\n").trim_end();
     if name.is_empty() || name.contains(['<', '{', ' ']) {
         return None;
     }
     let mut arguments = Map::new();
     let mut from = name_end;
-    while let Some(key_open) = reply.find("<arg_key>", from).filter(|&k| k < end) {
-        let key_at = key_open + "<arg_key>".len();
-        let key_close = reply.find("</arg_key>", key_at).filter(|&k| k < end)?;
-        let value_open = reply.find("<arg_value>", key_close).filter(|&v| v < end)?;
-        let value_at = value_open + "<arg_value>".len();
-        let value_close = reply.find("</arg_value>", value_at).filter(|&v| v <= end).unwrap_or(end);
-        let key = reply.text[key_at..key_close].trim().to_string();
-        arguments.insert(key, Value::String(trim_newlines(&reply.text[value_at..value_close]).to_string()));
-        from = value_close;
+    while let Some(key_at) = reply.find(key_open, from).filter(|&k| k < end).map(|k| k + key_open.len()) {
+        let key_end = reply.find(key_close, key_at).filter(|&k| k < end)?;
+        let value_tag = reply.find(value_open, key_end).filter(|&v| v < end)?;
+        let value_at = value_tag + value_open.len();
+        let value_end = reply.find(value_close, value_at).filter(|&v| v <= end).unwrap_or(end);
+        let key = reply.text[key_at..key_end].trim().to_string();
+        let value = &reply.text[value_at..value_end];
+        // A type written beside the value (K2 Horizon) says how to read it.
+        let declared = reply.find(type_open, key_end).filter(|&t| t < value_tag).map(|t| {
+            let ty = &reply.text[t + type_open.len()..value_tag];
+            ty.split('<').next().unwrap_or_default().trim()
+        });
+        let value = match declared {
+            Some(ty) if ty != "string" => {
+                serde_json::from_str(value.trim()).unwrap_or_else(|_| Value::String(value.to_string()))
+            }
+            _ => Value::String(value.to_string()),
+        };
+        arguments.insert(key, value);
+        from = value_end;
     }
     let (span_end, repair) = marker.close(reply, end, true);
     let mut written = text_call(at..span_end, marker, name.to_string(), arguments);
     written.dialect = Dialect::Glm;
+    written.repairs.extend(repair);
+    Some(written)
+}
+
+/// Solar Open 2: `<|tool_call:start|>name` on its line, then
+/// `<|tool_arg:start|>key<|tool_arg:value|>value<|tool_arg:end|>` for each argument,
+/// to `<|tool_call:end|>`. A value cut off by the end of the reply is not read (it
+/// would be only part of what was meant); a call whose name runs into a tag names
+/// no tool.
+pub(super) fn solar(reply: &Reply<'_>, marker: &Marker, at: usize) -> Vec<Written> {
+    solar_call(reply, marker, at).into_iter().collect()
+}
+
+fn solar_call(reply: &Reply<'_>, marker: &Marker, at: usize) -> Option<Written> {
+    const KEY: &str = "<|tool_arg:start|>";
+    const VALUE: &str = "<|tool_arg:value|>";
+    const VALUE_END: &str = "<|tool_arg:end|>";
+    let name_at = at + marker.pattern.len();
+    let end = reply.first_of(&[marker.closes[0], marker.pattern], name_at);
+    let name_end = reply.text[name_at..end].find('\n').map_or(end, |i| name_at + i);
+    let name = reply.text[name_at..name_end].trim();
+    if name.is_empty() || name.contains('<') {
+        return None;
+    }
+    let mut arguments = Map::new();
+    let mut from = name_end;
+    while let Some(key_open) = reply.find(KEY, from).filter(|&k| k < end) {
+        let key_at = key_open + KEY.len();
+        let Some(value_open) = reply.find(VALUE, key_at).filter(|&v| v < end) else { break };
+        let value_at = value_open + VALUE.len();
+        let next_key = reply.find(KEY, value_at).unwrap_or(end).min(end);
+        let value_close = match reply.find(VALUE_END, value_at).filter(|&v| v <= next_key) {
+            Some(close) => close,
+            None if end == reply.text.len() => return None,
+            None => next_key,
+        };
+        let key = reply.text[key_at..value_open].trim().to_string();
+        arguments.entry(key).or_insert_with(|| Value::String(reply.text[value_at..value_close].to_string()));
+        from = value_close;
+    }
+    let (span_end, repair) = marker.close(reply, end, true);
+    let mut written = text_call(at..span_end, marker, name.to_string(), arguments);
     written.repairs.extend(repair);
     Some(written)
 }
