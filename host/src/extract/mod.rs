@@ -115,6 +115,8 @@ pub enum Dialect {
     /// `<dots_function_call>{"name": …, "arguments": …}</dots_function_call>` (dots; its
     /// `<invoke name="…">` calls in the same tag are `xml_invoke`).
     Dots,
+    /// `<|content_invoke_tool_json|>{"name": …, "args": …}<|end_message|>` (Inkling).
+    Inkling,
 }
 
 /// One tool call found in a reply, or one that looked like a call but is not one.

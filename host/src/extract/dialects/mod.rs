@@ -76,7 +76,7 @@ const fn closed(
 }
 
 /// Every marker. Where two start at the same place the first listed wins.
-pub(super) const MARKERS: [Marker; 39] = [
+pub(super) const MARKERS: [Marker; 41] = [
     closed("<tool_call>", &["</tool_call>"], Dialect::ToolCallTag, objects::tool_call_tag),
     closed("<|python_tag|>", &["<|eom_id|>", "<|eot_id|>"], Dialect::PythonTag, objects::optionally_closed),
     marker("[tool_calls]", Dialect::Mistral, objects::mistral),
@@ -119,6 +119,13 @@ pub(super) const MARKERS: [Marker; 39] = [
     closed("<iquestcoder_tool_call>", &["</iquestcoder_tool_call>"], Dialect::ToolCallTag, objects::tool_call_tag),
     closed("<tools>", &["</tools>"], Dialect::ToolCallsTag, objects::closed_block),
     closed("<dots_function_call>", &["</dots_function_call>"], Dialect::Dots, objects::closed_block),
+    marker("<tool_call:", Dialect::Glm, tags::suffixed_pairs),
+    closed(
+        "<|content_invoke_tool_json|>",
+        &["<|end_message|>", "<|content_model_end_sampling|>"],
+        Dialect::Inkling,
+        objects::closed_block,
+    ),
     closed("<|open|>call ", &["<|close|>call<|sep|>"], Dialect::Kimi, tags::xtml),
     closed(
         "<|plamo:begin_tool_request:plamo|>",

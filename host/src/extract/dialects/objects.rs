@@ -1,8 +1,8 @@
 //! Dialects whose body is JSON call objects (`{"name": …, "arguments": …}`, alone,
 //! several, or in an array) after a marker: Hermes' `<tool_call>`, Llama's
 //! `<|python_tag|>`, Mistral's `[TOOL_CALLS]`, and the tags of Jamba, MiniMax,
-//! Nemotron, LM Studio, LongCat, Granite, InternLM, Phi-4, Command, Apertus and
-//! GigaChat; and ReAct's `Action:` lines.
+//! Nemotron, LM Studio, LongCat, Granite, InternLM, Phi-4, Command, Apertus,
+//! GigaChat, Qwen2.5-Coder, dots and Inkling; and ReAct's `Action:` lines.
 
 use std::ops::Range;
 
@@ -118,8 +118,8 @@ pub(super) fn json_calls(
 }
 
 /// A call's name and arguments from one object, as `dialect` writes them: Apertus
-/// as `{"name": {arguments}}`, Command as `{"tool_name": …, "parameters": …}`, the
-/// others as [`call_parts`] reads.
+/// as `{"name": {arguments}}`, Command as `{"tool_name": …, "parameters": …}`,
+/// Inkling as `{"name": …, "args": …}`, the others as [`call_parts`] reads.
 fn parts(dialect: Dialect, object: &Map<String, Value>) -> Option<(String, Option<Value>)> {
     match dialect {
         Dialect::Apertus => {
@@ -130,6 +130,10 @@ fn parts(dialect: Dialect, object: &Map<String, Value>) -> Option<(String, Optio
         Dialect::Command => {
             let name = object.get("tool_name")?.as_str()?.to_string();
             Some((name, object.get("parameters").cloned()))
+        }
+        Dialect::Inkling => {
+            let name = object.get("name")?.as_str()?.to_string();
+            Some((name, object.get("args").cloned()))
         }
         _ => call_parts(object),
     }

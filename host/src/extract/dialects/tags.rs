@@ -10,6 +10,8 @@ use std::ops::Range;
 
 use serde_json::{Map, Value};
 
+use crate::tool::Repair;
+
 use super::super::Dialect;
 use super::super::json::value_end;
 use super::{Marker, Reply, Written, skip_whitespace, trim_newlines};
@@ -271,6 +273,54 @@ pub(super) fn arg_pairs(reply: &Reply<'_>, marker: &Marker, at: usize) -> Option
     written.repairs.extend(repair);
     Some(written)
 }
+
+/// Hunyuan V4: GLM's tags with the suffix its tokenizer gives them
+/// (`<tool_call:opensource>name<arg_key:opensource>k</arg_key:opensource>…`), the
+/// suffix read from the opening tag and expected on every other.
+pub(super) fn suffixed_pairs(reply: &Reply<'_>, marker: &Marker, at: usize) -> Vec<Written> {
+    suffixed_call(reply, marker, at).into_iter().collect()
+}
+
+fn suffixed_call(reply: &Reply<'_>, marker: &Marker, at: usize) -> Option<Written> {
+    let suffix_at = at + "<tool_call".len();
+    let suffix_len = reply.lower[suffix_at..].find('>').filter(|&n| n <= MAX_SUFFIX)?;
+    let suffix = &reply.lower[suffix_at..suffix_at + suffix_len];
+    if suffix.contains(|c: char| c.is_whitespace() || c == '<') {
+        return None;
+    }
+    let find = |pattern: &str, from: usize| reply.lower[from..].find(pattern).map(|i| from + i);
+    let [close, key_open, key_close, value_open, value_close] =
+        ["</tool_call", "<arg_key", "</arg_key", "<arg_value", "</arg_value"].map(|tag| format!("{tag}{suffix}>"));
+    let name_at = skip_whitespace(reply.text, suffix_at + suffix_len + 1);
+    let next = find(marker.pattern, name_at).unwrap_or(reply.text.len());
+    let end = find(&close, name_at).filter(|&c| c < next).unwrap_or(next);
+    let name_end = [find(&key_open, name_at), find("\n", name_at)].into_iter().flatten().fold(end, usize::min);
+    let name = reply.text[name_at..name_end].trim();
+    if name.is_empty() || name.contains(['<', '{', ' ']) {
+        return None;
+    }
+    let mut arguments = Map::new();
+    let mut from = name_end;
+    while let Some(key_at) = find(&key_open, from).filter(|&k| k < end).map(|k| k + key_open.len()) {
+        let key_end = find(&key_close, key_at).filter(|&k| k < end)?;
+        let value_at = find(&value_open, key_end).filter(|&v| v < end)? + value_open.len();
+        let value_end = find(&value_close, value_at).filter(|&v| v <= end).unwrap_or(end);
+        let key = reply.text[key_at..key_end].trim().to_string();
+        arguments.insert(key, Value::String(reply.text[value_at..value_end].to_string()));
+        from = value_end;
+    }
+    let closed = reply.lower[end..].starts_with(&close);
+    let span_end = if closed { end + close.len() } else { end };
+    let mut written = text_call(at..span_end, marker, name.to_string(), arguments);
+    if !closed {
+        let tag = format!("</tool_call{}>", &reply.text[suffix_at..suffix_at + suffix_len]);
+        written.repairs.push(Repair::ClosingTag { tag });
+    }
+    Some(written)
+}
+
+/// How long a Hunyuan V4 tag suffix (`:opensource`) may be.
+const MAX_SUFFIX: usize = 64;
 
 /// Solar Open 2: `<|tool_call:start|>name` on its line, then
 /// `<|tool_arg:start|>key<|tool_arg:value|>value<|tool_arg:end|>` for each argument,
