@@ -27,7 +27,7 @@ fi
 # libFuzzer still catches panics, aborts, hangs (-timeout) and memory blow-ups.
 export CARGO_TARGET_DIR=$root/target/fuzz
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(argument_text binder manifest mcp_stdio schema_binder)
+[ ${#targets[@]} -gt 0 ] || targets=(argument_text binder extract manifest mcp_stdio schema_binder)
 build_started=$(date +%s)
 (cd fuzz && cargo +nightly fuzz build --sanitizer none)
 echo "fuzz: the targets built in $(( $(date +%s) - build_started )) s"

@@ -1,6 +1,7 @@
 //! Entry points for the fuzz targets in `fuzz/` (cargo feature `fuzzing`): parsers
 //! that are not public API, reached directly. Not for any other use.
 
+use std::ops::Range;
 use std::path::Path;
 
 use crate::load::Manifest;
@@ -18,6 +19,14 @@ pub fn manifest(bytes: &[u8]) -> Result<Vec<String>, String> {
     let warnings = manifest.apply_to("fuzz", &mut specs);
     let _ = (limits, grants);
     Ok(warnings)
+}
+
+/// The spans of the calls (found and rejected) that extraction reads in `reply`,
+/// against a fixed set of tools. Never panics, whatever the text.
+pub fn extract(reply: &str) -> Vec<Range<usize>> {
+    let registry = crate::Registry::from_specs(sample_tools());
+    let extraction = crate::extract::extract(&registry, reply);
+    extraction.calls.iter().chain(&extraction.rejected).map(|call| call.span.clone()).collect()
 }
 
 /// Tools with names that collide after normalisation, an interface, and parameters.

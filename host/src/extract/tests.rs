@@ -297,6 +297,13 @@ fn repairs_are_said() {
     assert_eq!(call.span, 0..text.len());
 }
 
+#[test]
+fn a_parameter_tag_that_ends_past_its_invoke_is_not_read() {
+    // Found by the `extract` fuzz target: the tag's `>` is the closing tag's.
+    let text = "<invoke name=\"get_weather\"><parameter name=\"city\"</invoke>>";
+    assert_eq!(calls(text), [("get_weather".to_string(), json!({}), Dialect::XmlInvoke)]);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -352,5 +359,38 @@ fn any_reply() -> impl Strategy<Value = String> {
         Just("get_weather".to_string()),
         ".{0,8}",
     ];
+    // The markers of the later dialects, and their inner tags.
+    let later = prop_oneof![
+        Just("]<]minimax[>[<invoke name=\"get_weather\">".to_string()),
+        Just("]<]minimax[>[<city>".to_string()),
+        Just("]<]minimax[>[</city>".to_string()),
+        Just("]<]minimax[>[".to_string()),
+        Just("<|open|>call tool=\"get_weather\" index=\"1\"<|sep|>".to_string()),
+        Just("<|open|>argument key=\"city\" type=\"integer\"<|sep|>".to_string()),
+        Just("<|close|>argument<|sep|>".to_string()),
+        Just("<|close|>call<|sep|>".to_string()),
+        Just("<|tool_call:start|>get_weather\n".to_string()),
+        Just("<|tool_arg:start|>".to_string()),
+        Just("<|tool_arg:value|>".to_string()),
+        Just("<|tool_arg:end|>".to_string()),
+        Just("<tool_call:☃>get_weather".to_string()),
+        Just("<arg_key:☃>".to_string()),
+        Just("</arg_value:☃>".to_string()),
+        Just("<ifm|tool_call>".to_string()),
+        Just("<ifm|arg_key>".to_string()),
+        Just("<ifm|arg_type>".to_string()),
+        Just("<|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>".to_string()),
+        Just("<|plamo:end_tool_name:plamo|>".to_string()),
+        Just("<|plamo:msg|>".to_string()),
+        Just("<|tool_call_start|>".to_string()),
+        Just("<function name=\"get_weather\"><param name=\"city\">".to_string()),
+        Just("<![CDATA[".to_string()),
+        Just("<|content_invoke_tool_json|>".to_string()),
+        Just("<tools>".to_string()),
+        Just("<iquestcoder_tool_call>".to_string()),
+        Just("<dots_function_call>".to_string()),
+        Just("<atem:invoke name=\"get_weather\">".to_string()),
+    ];
+    let piece = prop_oneof![3 => piece, 1 => later];
     prop::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
 }

@@ -85,6 +85,9 @@ pub(super) fn invoke(reply: &Reply<'_>, marker: &Marker, at: usize) -> Vec<Writt
     let mut from = open_end;
     while let Some(open) = reply.lower[from..body_end].find(&parameter_open).map(|i| from + i) {
         let Some((key, value_at)) = attribute(reply.text, open + parameter_open.len()) else { break };
+        if value_at > body_end {
+            break;
+        }
         let close = reply.lower[value_at..body_end].find(&parameter_close).map_or(body_end, |i| value_at + i);
         let value = trim_newlines(&reply.text[value_at..close]);
         parameters.insert(key, Value::String(strip_cdata(value).to_string()));
