@@ -217,13 +217,21 @@ fn strip_cdata(value: &str) -> &str {
 }
 
 /// A quoted attribute value at `at` (`"x"` or `'x'`), and where its tag ends (past
-/// any other attributes and the `>`).
+/// any other attributes and the `>`). Each is looked for within [`MAX_ATTRIBUTE`]
+/// bytes, so a reply of unclosed quotes is still read in linear time.
 fn attribute(text: &str, at: usize) -> Option<(String, usize)> {
-    let quote = *text.as_bytes().get(at).filter(|b| matches!(b, b'"' | b'\''))?;
-    let value_end = text[at + 1..].find(quote as char)? + at + 1;
-    let tag_end = text[value_end..].find('>')? + value_end + 1;
+    let bytes = text.as_bytes();
+    let quote = *bytes.get(at).filter(|b| matches!(b, b'"' | b'\''))?;
+    let within = |from: usize, byte: u8| {
+        bytes[from..(from + MAX_ATTRIBUTE).min(bytes.len())].iter().position(|&b| b == byte).map(|i| from + i)
+    };
+    let value_end = within(at + 1, quote)?;
+    let tag_end = within(value_end, b'>')? + 1;
     (!text[value_end..tag_end].contains('\n')).then(|| (text[at + 1..value_end].to_string(), tag_end))
 }
+
+/// How far an attribute's value, and the rest of its tag, may run.
+const MAX_ATTRIBUTE: usize = 1024;
 
 /// The tags of GLM's key/value pairs: key, its end, value, its end, type.
 const GLM_TAGS: [&str; 5] = ["<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "<arg_type>"];
@@ -286,17 +294,19 @@ pub(super) fn suffixed_pairs(reply: &Reply<'_>, marker: &Marker, at: usize) -> V
 
 fn suffixed_call(reply: &Reply<'_>, marker: &Marker, at: usize) -> Option<Written> {
     let suffix_at = at + "<tool_call".len();
-    let suffix_len = reply.lower[suffix_at..].find('>').filter(|&n| n <= MAX_SUFFIX)?;
+    let suffix_len = reply.lower.as_bytes()[suffix_at..].iter().take(MAX_SUFFIX + 1).position(|&b| b == b'>')?;
     let suffix = &reply.lower[suffix_at..suffix_at + suffix_len];
     if suffix.contains(|c: char| c.is_whitespace() || c == '<') {
         return None;
     }
-    let find = |pattern: &str, from: usize| reply.lower[from..].find(pattern).map(|i| from + i);
+    let name_at = skip_whitespace(reply.text, suffix_at + suffix_len + 1);
+    // Every search stays before the next marker, so a reply full of unclosed tags
+    // is still read in linear time.
+    let next = reply.find(marker.pattern, name_at).unwrap_or(reply.text.len());
+    let find = |pattern: &str, from: usize| reply.lower[from..next].find(pattern).map(|i| from + i);
     let [close, key_open, key_close, value_open, value_close] =
         ["</tool_call", "<arg_key", "</arg_key", "<arg_value", "</arg_value"].map(|tag| format!("{tag}{suffix}>"));
-    let name_at = skip_whitespace(reply.text, suffix_at + suffix_len + 1);
-    let next = find(marker.pattern, name_at).unwrap_or(reply.text.len());
-    let end = find(&close, name_at).filter(|&c| c < next).unwrap_or(next);
+    let end = find(&close, name_at).unwrap_or(next);
     let name_end = [find(&key_open, name_at), find("\n", name_at)].into_iter().flatten().fold(end, usize::min);
     let name = reply.text[name_at..name_end].trim();
     if name.is_empty() || name.contains(['<', '{', ' ']) {
