@@ -246,27 +246,41 @@ const IFM_TAGS: [&str; 5] =
 /// `<ifm|arg_type>`) to the marker's closing tag. A value is kept as written.
 pub(super) fn arg_pairs(reply: &Reply<'_>, marker: &Marker, at: usize) -> Option<Written> {
     let tags = if marker.pattern.starts_with("<ifm|") { IFM_TAGS } else { GLM_TAGS };
-    let [key_open, key_close, value_open, value_close, type_open] = tags;
     let name_at = skip_whitespace(reply.text, at + marker.pattern.len());
     let end = reply.first_of(&[marker.closes[0], marker.pattern], name_at);
-    let name_end = reply.first_of(&[key_open, "<tool_sep>", "\n"], name_at).min(end);
+    let name_end = reply.first_of(&[tags[0], "<tool_sep>", "\n"], name_at).min(end);
     // Ling 3 may write the new line after the name as the two characters `\n`.
     let name = reply.text[name_at..name_end].trim().trim_end_matches("\\n").trim_end();
     if name.is_empty() || name.contains(['<', '{', ' ']) {
         return None;
     }
+    let arguments = key_value_pairs(reply, tags, name_end..end)?;
+    let (span_end, repair) = marker.close(reply, end, true);
+    let mut written = text_call(at..span_end, marker, name.to_string(), arguments);
+    written.dialect = Dialect::Glm;
+    written.repairs.extend(repair);
+    Some(written)
+}
+
+/// The `key`/`value` tag pairs within `range` (`tags`: key, its end, value, its end,
+/// type), each value kept as written unless a type written beside it (K2 Horizon)
+/// says otherwise; `None` when a key has no value. Searches stay within `range`,
+/// which ends before the next marker, so reading stays linear in the reply.
+fn key_value_pairs(reply: &Reply<'_>, tags: [&str; 5], range: Range<usize>) -> Option<Map<String, Value>> {
+    let [key_open, key_close, value_open, value_close, type_open] = tags;
+    let end = range.end;
+    let find = |pattern: &str, from: usize| reply.lower[from..end].find(pattern).map(|i| from + i);
     let mut arguments = Map::new();
-    let mut from = name_end;
-    while let Some(key_at) = reply.find(key_open, from).filter(|&k| k < end).map(|k| k + key_open.len()) {
-        let key_end = reply.find(key_close, key_at).filter(|&k| k < end)?;
-        let value_tag = reply.find(value_open, key_end).filter(|&v| v < end)?;
+    let mut from = range.start;
+    while let Some(key_at) = find(key_open, from).map(|k| k + key_open.len()) {
+        let key_end = find(key_close, key_at)?;
+        let value_tag = find(value_open, key_end)?;
         let value_at = value_tag + value_open.len();
-        let value_end = reply.find(value_close, value_at).filter(|&v| v <= end).unwrap_or(end);
+        let value_end = find(value_close, value_at).unwrap_or(end);
         let key = reply.text[key_at..key_end].trim().to_string();
         let value = &reply.text[value_at..value_end];
-        // A type written beside the value (K2 Horizon) says how to read it.
-        let declared = reply.find(type_open, key_end).filter(|&t| t < value_tag).map(|t| {
-            let ty = &reply.text[t + type_open.len()..value_tag];
+        let declared = reply.lower[key_end..value_tag].find(type_open).map(|t| {
+            let ty = &reply.text[key_end + t + type_open.len()..value_tag];
             ty.split('<').next().unwrap_or_default().trim()
         });
         let value = match declared {
@@ -278,11 +292,7 @@ pub(super) fn arg_pairs(reply: &Reply<'_>, marker: &Marker, at: usize) -> Option
         arguments.insert(key, value);
         from = value_end;
     }
-    let (span_end, repair) = marker.close(reply, end, true);
-    let mut written = text_call(at..span_end, marker, name.to_string(), arguments);
-    written.dialect = Dialect::Glm;
-    written.repairs.extend(repair);
-    Some(written)
+    Some(arguments)
 }
 
 /// Hunyuan V4: GLM's tags with the suffix its tokenizer gives them
@@ -304,24 +314,17 @@ fn suffixed_call(reply: &Reply<'_>, marker: &Marker, at: usize) -> Option<Writte
     // is still read in linear time.
     let next = reply.find(marker.pattern, name_at).unwrap_or(reply.text.len());
     let find = |pattern: &str, from: usize| reply.lower[from..next].find(pattern).map(|i| from + i);
-    let [close, key_open, key_close, value_open, value_close] =
-        ["</tool_call", "<arg_key", "</arg_key", "<arg_value", "</arg_value"].map(|tag| format!("{tag}{suffix}>"));
+    let [close, key_open, key_close, value_open, value_close, type_open] =
+        ["</tool_call", "<arg_key", "</arg_key", "<arg_value", "</arg_value", "<arg_type"]
+            .map(|tag| format!("{tag}{suffix}>"));
     let end = find(&close, name_at).unwrap_or(next);
     let name_end = [find(&key_open, name_at), find("\n", name_at)].into_iter().flatten().fold(end, usize::min);
     let name = reply.text[name_at..name_end].trim();
     if name.is_empty() || name.contains(['<', '{', ' ']) {
         return None;
     }
-    let mut arguments = Map::new();
-    let mut from = name_end;
-    while let Some(key_at) = find(&key_open, from).filter(|&k| k < end).map(|k| k + key_open.len()) {
-        let key_end = find(&key_close, key_at).filter(|&k| k < end)?;
-        let value_at = find(&value_open, key_end).filter(|&v| v < end)? + value_open.len();
-        let value_end = find(&value_close, value_at).filter(|&v| v <= end).unwrap_or(end);
-        let key = reply.text[key_at..key_end].trim().to_string();
-        arguments.insert(key, Value::String(reply.text[value_at..value_end].to_string()));
-        from = value_end;
-    }
+    let tags = [&*key_open, &key_close, &value_open, &value_close, &type_open];
+    let arguments = key_value_pairs(reply, tags, name_end..end)?;
     let closed = reply.lower[end..].starts_with(&close);
     let span_end = if closed { end + close.len() } else { end };
     let mut written = text_call(at..span_end, marker, name.to_string(), arguments);
