@@ -359,8 +359,13 @@ fn any_reply() -> impl Strategy<Value = String> {
         Just("get_weather".to_string()),
         ".{0,8}",
     ];
-    // The markers of the later dialects, and their inner tags.
-    let later = prop_oneof![
+    let piece = prop_oneof![3 => piece, 1 => later_dialect_pieces()];
+    prop::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
+}
+
+/// The markers of the later dialects, and their inner tags.
+fn later_dialect_pieces() -> impl Strategy<Value = String> {
+    prop_oneof![
         Just("]<]minimax[>[<invoke name=\"get_weather\">".to_string()),
         Just("]<]minimax[>[<city>".to_string()),
         Just("]<]minimax[>[</city>".to_string()),
@@ -390,7 +395,5 @@ fn any_reply() -> impl Strategy<Value = String> {
         Just("<iquestcoder_tool_call>".to_string()),
         Just("<dots_function_call>".to_string()),
         Just("<atem:invoke name=\"get_weather\">".to_string()),
-    ];
-    let piece = prop_oneof![3 => piece, 1 => later];
-    prop::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
+    ]
 }
