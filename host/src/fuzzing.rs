@@ -24,7 +24,7 @@ pub fn manifest(bytes: &[u8]) -> Result<Vec<String>, String> {
 /// The spans of the calls (found and rejected) that extraction reads in `reply`,
 /// against a fixed set of tools. Never panics, whatever the text.
 pub fn extract(reply: &str) -> Vec<Range<usize>> {
-    let registry = crate::Registry::from_specs(sample_tools());
+    let registry = crate::resolve::Registry::from_specs(sample_tools());
     let extraction = crate::extract::extract(&registry, reply);
     extraction.calls.iter().chain(&extraction.rejected).map(|call| call.span.clone()).collect()
 }

@@ -29,7 +29,7 @@ const STAGES: [(&str, &[&str]); 16] = [
     ),
     ("mcp", &["error", "host", "sys", "tool"]),
     ("registry", &["host", "load", "sys"]),
-    ("fuzzing", &["load", "sandbox", "tool"]),
+    ("fuzzing", &["extract", "load", "resolve", "sandbox", "tool"]),
 ];
 
 /// A module of the library: its path from the crate root (`["load", "cache"]`).
