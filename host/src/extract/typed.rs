@@ -92,8 +92,7 @@ fn takes_text(schema: &Value) -> bool {
         return options.iter().any(Value::is_string);
     }
     match keywords.get("type") {
-        Some(Value::String(ty)) => ty == "string",
-        Some(Value::Array(types)) => types.iter().any(|ty| ty == "string"),
+        Some(Value::String(_) | Value::Array(_)) => declares(schema, "string"),
         _ => true,
     }
 }
