@@ -1,4 +1,4 @@
-"""Our argument-text corpus (host/testdata/json_repair_corpus.json) through the
+"""Our argument-text corpus (crates/toolhost/testdata/json_repair_corpus.json) through the
 JSON repair libraries a user would reach for instead: json_repair (PyPI) and
 jsonrepair (npm). Prints, per group of broken text, how many each reads as meant.
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import json_repair
 
-CORPUS = Path(__file__).resolve().parent.parent / "host/testdata/json_repair_corpus.json"
+CORPUS = Path(__file__).resolve().parent.parent / "crates/toolhost/testdata/json_repair_corpus.json"
 
 NODE = r"""
 const { jsonrepair } = require(process.argv[1] + "/jsonrepair");

@@ -6,6 +6,8 @@
 //! then the latency of each call is recorded for the same client counts (p50, p99),
 //! and the server's resident memory is read before and after 100,000 calls.
 
+#![allow(missing_docs, reason = "criterion_group! writes a public function without a doc comment")]
+
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};

@@ -7,6 +7,8 @@
 //! resolution, binding to the schema, the hop to its connection's runtime, turning
 //! the answer into a value); `mcp_server/bind/*` times the binding alone.
 
+#![allow(missing_docs, reason = "criterion_group! writes a public function without a doc comment")]
+
 use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_group, criterion_main};

@@ -4,6 +4,11 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+# What runs in this session before the tests: anything new in it afterwards, other
+# than this script's own commands, was left running by a test (see the end).
+session=$(ps -o sid= -p $$ | tr -d ' ')
+session_processes() { ps -e -o pid=,sid=,ppid=,stat= | awk -v sid="$session" '$2 == sid && $4 !~ /^Z/ { print $1, $3 }'; }
+already_running=$(session_processes | awk '{ print $1 }')
 # Each phase's time, so that a slow run says where it went.
 phase_started=$(date +%s)
 took() { echo "test.sh: $1 took $(( $(date +%s) - phase_started )) s"; phase_started=$(date +%s); }
@@ -47,3 +52,24 @@ fi
 # The Python package, through pip and pytest (python/tests), with the same guests and cache.
 scripts/test-python.sh
 took "the Python package's build and tests"
+# Every server a test starts is stopped whatever the test's end (tests/all/process.rs):
+# a process of this session that was not running before the tests, and is neither
+# this script's nor its caller's command, is a leftover.
+leftovers=$(session_processes | awk -v me=$$ -v caller=$PPID -v before="$already_running" '
+    BEGIN { n = split(before, b, "\n"); for (i = 1; i <= n; i++) old[b[i]] = 1 }
+    { parent[$1] = $2; seen[++count] = $1 }
+    END {
+        for (i = 1; i <= count; i++) {
+            pid = seen[i]
+            if (pid in old || parent[pid] == caller) continue
+            # This script and what it runs now (this very check) are not leftovers.
+            for (up = pid; up in parent && up != me; up = parent[up]) {}
+            if (up != me) print pid
+        }
+    }')
+if [ -n "$leftovers" ]; then
+    echo "test.sh: the tests left these processes running:" >&2
+    ps -o pid=,ppid=,etimes=,args= -p "$(echo $leftovers | tr ' ' ',')" >&2 || true
+    exit 1
+fi
+echo "test.sh: no process left running"

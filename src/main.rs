@@ -2,7 +2,7 @@
 //! plugin folder into a [`Host`] and prints what the library returns; the replay of
 //! recorded model calls is in `replay.rs`.
 
-mod registry;
+mod oci;
 mod replay;
 mod serve;
 
@@ -10,9 +10,9 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
-use toolhost::{Capacity, Host, HostBuilder, Provenance, ToolFormat, ToolOrigin, ToolSpec};
+use toolhost::{Capacity, Host, HostBuilder, Provenance, ToolFormat, ToolSpec};
 
 /// Run an AI agent's tools as sandboxed WebAssembly components.
 #[derive(Parser)]
@@ -62,12 +62,11 @@ struct CapacityArgs {
 
 impl CapacityArgs {
     fn capacity(&self) -> Capacity {
-        let default = Capacity::default();
-        Capacity {
-            max_concurrent_calls: self.max_concurrent_calls.unwrap_or(default.max_concurrent_calls),
-            max_queued_calls: self.max_queued_calls.unwrap_or(default.max_queued_calls),
-            queue_timeout: self.queue_timeout_ms.map_or(default.queue_timeout, std::time::Duration::from_millis),
-        }
+        let mut capacity = Capacity::default();
+        capacity.max_concurrent_calls = self.max_concurrent_calls.unwrap_or(capacity.max_concurrent_calls);
+        capacity.max_queued_calls = self.max_queued_calls.unwrap_or(capacity.max_queued_calls);
+        capacity.queue_timeout = self.queue_timeout_ms.map_or(capacity.queue_timeout, std::time::Duration::from_millis);
+        capacity
     }
 }
 
@@ -118,7 +117,7 @@ enum Command {
         #[arg(long = "key", value_name = "PUBLIC_KEY", env = "TOOLHOST_KEYS", value_delimiter = ',')]
         keys: Vec<PathBuf>,
         #[command(flatten)]
-        registry: registry::RegistryArgs,
+        registry: oci::RegistryArgs,
     },
     /// Publishes a component (with NAME.toml beside it, if any) to an OCI registry,
     /// once it loads as `toolhost check` would show it.
@@ -132,7 +131,7 @@ enum Command {
         #[arg(long, value_name = "PRIVATE_KEY")]
         sign: Option<PathBuf>,
         #[command(flatten)]
-        registry: registry::RegistryArgs,
+        registry: oci::RegistryArgs,
     },
     /// Writes a new signing key pair as `cosign generate-key-pair` does: PREFIX.key
     /// (encrypted with COSIGN_PASSWORD) for `push --sign`, PREFIX.pub for `pull --key`.
@@ -196,85 +195,91 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::List { plugins } => {
-            let host = load(&plugins)?;
-            print_tools(&host.tools());
-            print_provenance(&host.load_report());
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Schema { plugins, format } => {
-            let Some(format) = ToolFormat::from_name(&format) else {
-                let names: Vec<&str> = ToolFormat::ALL.iter().map(|f| f.name()).collect();
-                bail!("unknown format '{format}': use one of {}", names.join(", "));
-            };
-            let host = load(&plugins)?;
-            println!("{}", serde_json::to_string_pretty(&host.tool_definitions(format))?);
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Call { plugins, name, arguments, verbose } => {
-            let arguments = argument_text(arguments)?;
-            let host = load(&plugins)?;
-            let outcome = host.dispatch_text(&name, &arguments);
-            if verbose {
-                for repair in &outcome.repairs {
-                    eprintln!("repaired: {repair}");
-                }
-            } else if let (Some(from), Some(tool)) = (&outcome.repaired_from, &outcome.tool) {
-                eprintln!("repaired tool name '{from}' -> '{tool}'");
-            }
-            match outcome.result {
-                Ok(value) => {
-                    println!("{}", serde_json::to_string_pretty(&value)?);
-                    Ok(ExitCode::SUCCESS)
-                }
-                Err(error) => {
-                    println!("{error}");
-                    Ok(ExitCode::FAILURE)
-                }
-            }
-        }
+        Command::List { plugins } => list(&plugins),
+        Command::Schema { plugins, format } => schema(&plugins, &format),
+        Command::Call { plugins, name, arguments, verbose } => call(&plugins, &name, arguments, verbose),
         Command::Check { file } => check(&file),
         Command::Pull { reference, plugins, keys, registry } => {
-            registry::pull(reference.as_deref(), &plugins, &keys, &registry)
+            oci::pull(reference.as_deref(), &plugins, &keys, &registry)
         }
-        Command::Push { file, reference, sign, registry } => {
-            registry::push(&file, &reference, sign.as_deref(), &registry)
-        }
-        Command::GenerateKeyPair { output_key_prefix } => registry::generate_key_pair(&output_key_prefix),
-        Command::Extract { plugins } => {
-            let mut reply = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut reply).context("cannot read the reply")?;
-            let host = load(&plugins)?;
-            let extraction = host.extract_calls(&reply);
-            let mut found: Vec<_> = extraction.calls.iter().chain(&extraction.rejected).collect();
-            found.sort_by_key(|call| call.span.start);
-            println!("{}", serde_json::to_string_pretty(&found)?);
-            eprintln!("{}", extraction.summary());
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Push { file, reference, sign, registry } => oci::push(&file, &reference, sign.as_deref(), &registry),
+        Command::GenerateKeyPair { output_key_prefix } => oci::generate_key_pair(&output_key_prefix),
+        Command::Extract { plugins } => extract(&plugins),
         Command::Replay { plugins, transcript } => {
             let text = std::fs::read_to_string(&transcript)
                 .with_context(|| format!("cannot read the transcript {}", transcript.display()))?;
-            let host = load(&plugins)?;
-            replay::replay(&host, &text)
+            replay::replay(&load(&plugins)?, &text)
         }
-        Command::Serve { plugins, watch, capacity, http } => {
-            let configure = |builder: HostBuilder| builder.watch(watch).capacity(capacity.capacity());
-            if let Some(addr) = http.address() {
-                serve::serve_http(&http, addr, configure(plugins.builder()))?;
-                return Ok(ExitCode::SUCCESS);
-            }
-            let host = load_with(&plugins, configure)?;
-            // One client on one pipe: one thread for the protocol and the calls, so that
-            // a request is never handed between threads (see BENCHMARKS.md).
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .context("cannot start the async runtime")?;
-            runtime.block_on(toolhost::mcp::serve_stdio(host))?;
+        Command::Serve { plugins, watch, capacity, http } => serve(&plugins, watch, &capacity, &http),
+    }
+}
+
+/// `toolhost list`: every tool, then where each pulled component came from.
+fn list(plugins: &Plugins) -> anyhow::Result<ExitCode> {
+    let host = load(plugins)?;
+    print_tools(&host.tools());
+    print_provenance(&host.load_report());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `toolhost schema`: the tool definitions in a provider's format.
+fn schema(plugins: &Plugins, format: &str) -> anyhow::Result<ExitCode> {
+    let format: ToolFormat = format.parse()?;
+    let host = load(plugins)?;
+    println!("{}", serde_json::to_string_pretty(&host.tool_definitions(format))?);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `toolhost call`: one call as a model would make it; the value, or the corrective
+/// message and exit code 1.
+fn call(plugins: &Plugins, name: &str, arguments: String, verbose: bool) -> anyhow::Result<ExitCode> {
+    let arguments = argument_text(arguments)?;
+    let host = load(plugins)?;
+    let outcome = host.dispatch_text(name, &arguments);
+    if verbose {
+        for repair in &outcome.repairs {
+            eprintln!("repaired: {repair}");
+        }
+    } else if let (Some(from), Some(tool)) = (&outcome.repaired_from, &outcome.tool) {
+        eprintln!("repaired tool name '{from}' -> '{tool}'");
+    }
+    match outcome.result {
+        Ok(value) => {
+            println!("{}", serde_json::to_string_pretty(&value)?);
             Ok(ExitCode::SUCCESS)
         }
+        Err(error) => {
+            println!("{error}");
+            Ok(ExitCode::FAILURE)
+        }
     }
+}
+
+/// `toolhost extract`: the calls written in the reply on stdin, as JSON; nothing runs.
+fn extract(plugins: &Plugins) -> anyhow::Result<ExitCode> {
+    let mut reply = String::new();
+    std::io::Read::read_to_string(&mut std::io::stdin(), &mut reply).context("cannot read the reply")?;
+    let host = load(plugins)?;
+    let extraction = host.extract_calls(&reply);
+    println!("{}", serde_json::to_string_pretty(&extraction.in_order())?);
+    eprintln!("{}", extraction.summary());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `toolhost serve`: MCP over streamable HTTP with `--http`, else over stdio.
+fn serve(plugins: &Plugins, watch: bool, capacity: &CapacityArgs, http: &serve::HttpArgs) -> anyhow::Result<ExitCode> {
+    let configure = |builder: HostBuilder| builder.watch(watch).capacity(capacity.capacity());
+    if let Some(addr) = http.address() {
+        serve::serve_http(http, addr, configure(plugins.builder()))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let host = load_with(plugins, configure)?;
+    // One client on one pipe: one thread for the protocol and the calls, so that
+    // a request is never handed between threads (see BENCHMARKS.md).
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
+    runtime.block_on(toolhost::mcp::serve_stdio(host))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The argument text `toolhost call` was given: as it is, or from stdin (`-`), or
@@ -345,7 +350,7 @@ fn print_tools(tools: &[ToolSpec]) {
     for tool in tools {
         let origin = if tool.sandboxed() { "" } else { ", MCP server: not sandboxed" };
         println!("{}  [{}{origin}]", tool.name, tool.component);
-        println!("    {}", signature(tool));
+        println!("    {}", tool.signature());
         let summary: Vec<&str> = tool.description.lines().take_while(|l| !l.trim().is_empty()).collect();
         if !summary.is_empty() {
             println!("    {}", summary.join(" "));
@@ -366,25 +371,4 @@ fn print_provenance(report: &toolhost::LoadReport) {
             println!("{}: pulled from {reference}, {verified}", component.name);
         }
     }
-}
-
-/// `(a: u64, b?: string) -> u64`: WIT types for a component's tool, the JSON Schema
-/// types of its top-level properties for an MCP server's.
-fn signature(tool: &ToolSpec) -> String {
-    let optional = |required: bool| if required { "" } else { "?" };
-    let params: Vec<String> = match &tool.origin {
-        ToolOrigin::McpServer { input_schema, .. } => {
-            let required = tool.required_params();
-            let properties = input_schema.get("properties").and_then(|p| p.as_object()).into_iter().flatten();
-            properties
-                .map(|(name, schema)| {
-                    let ty = schema.get("type").map_or_else(|| "any".to_string(), |t| t.to_string().replace('"', ""));
-                    format!("{name}{}: {ty}", optional(required.contains(&name.as_str())))
-                })
-                .collect()
-        }
-        _ => tool.params.iter().map(|p| format!("{}{}: {}", p.name, optional(p.required()), p.ty)).collect(),
-    };
-    let result = tool.result.as_ref().map(|r| format!(" -> {r}")).unwrap_or_default();
-    format!("({}){result}", params.join(", "))
 }

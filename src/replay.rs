@@ -6,31 +6,26 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use serde_json::Value;
-use toolhost::{CallOutcome, Host, Repair};
+use toolhost::{CallOutcome, Host, Repair, ToolCall};
 
-/// One recorded call: the name and the arguments (a JSON value or the model's text).
-struct RecordedCall {
-    name: String,
-    arguments: Value,
-    note: Option<String>,
+/// Reads a transcript line as a call ([`ToolCall::from_json`]: `{"name", "arguments"}`,
+/// OpenAI's and Anthropic's call objects), with its `note`, if any.
+fn recorded_call(line: &str) -> anyhow::Result<(ToolCall, Option<String>)> {
+    let value: Value = serde_json::from_str(line).context("the line is not JSON")?;
+    let call = ToolCall::from_json(&value).context("the call has no \"name\"")?;
+    Ok((call, note(&value)))
 }
 
-/// Reads a transcript line: `{"name", "arguments"}`, an OpenAI tool call
-/// (`{"function": {"name", "arguments": "<text>"}}`) or an Anthropic `tool_use` (`{"name", "input"}`).
-fn recorded_call(line: &str) -> anyhow::Result<RecordedCall> {
-    let value: Value = serde_json::from_str(line).context("the line is not JSON")?;
-    let call = value.get("function").unwrap_or(&value);
-    let name = call.get("name").and_then(Value::as_str).context("the call has no \"name\"")?;
-    let arguments = call.get("arguments").or_else(|| call.get("input")).cloned().unwrap_or(Value::Null);
-    let note = value.get("note").and_then(Value::as_str).map(str::to_string);
-    Ok(RecordedCall { name: name.to_string(), arguments, note })
+/// The note a transcript line carries about itself, if any.
+fn note(line: &Value) -> Option<String> {
+    line.get("note").and_then(Value::as_str).map(str::to_string)
 }
 
 /// A reply recorded as the model wrote it: `{"reply": "…"}`.
 fn recorded_reply(line: &str) -> Option<(String, Option<String>)> {
     let value: Value = serde_json::from_str(line).ok()?;
     let reply = value.get("reply")?.as_str()?.to_string();
-    Some((reply, value.get("note").and_then(Value::as_str).map(str::to_string)))
+    Some((reply, note(&value)))
 }
 
 /// What the calls of a transcript came to.
@@ -72,16 +67,8 @@ fn replay_reply(host: &Host, reply: &str, note: Option<&str>, tally: &mut Tally)
     if extraction.is_empty() {
         println!("host          {}; nothing runs", extraction.summary());
     }
-    let mut found: Vec<_> = extraction.calls.iter().chain(&extraction.rejected).collect();
-    found.sort_by_key(|call| call.span.start);
-    for call in found {
-        let dialect = serde_json::to_value(call.dialect).ok().and_then(|d| d.as_str().map(str::to_string));
-        println!(
-            "host          recovered a call written as {}: {} {}",
-            dialect.unwrap_or_default(),
-            call.name,
-            call.arguments
-        );
+    for call in extraction.in_order() {
+        println!("host          recovered a call written as {}: {} {}", call.dialect.name(), call.name, call.arguments);
         tally.show(&host.dispatch_call(call));
     }
 }
@@ -93,21 +80,17 @@ pub(crate) fn replay(host: &Host, transcript: &str) -> anyhow::Result<ExitCode> 
             replay_reply(host, &reply, note.as_deref(), &mut tally);
             continue;
         }
-        let call = recorded_call(line).with_context(|| format!("transcript line {}", number + 1))?;
+        let (call, note) = recorded_call(line).with_context(|| format!("transcript line {}", number + 1))?;
         let shown_arguments = match &call.arguments {
-            Value::String(text) => text.clone(),
-            other => other.to_string(),
+            Some(Value::String(text)) => text.clone(),
+            other => other.as_ref().unwrap_or(&Value::Null).to_string(),
         };
         println!();
-        if let Some(note) = &call.note {
+        if let Some(note) = &note {
             println!("# {note}");
         }
         println!("model calls   {} {shown_arguments}", call.name);
-        let outcome = match &call.arguments {
-            Value::String(text) => host.dispatch_text(&call.name, text),
-            other => host.dispatch(&call.name, other),
-        };
-        tally.show(&outcome);
+        tally.show(&host.dispatch_tool_call(&call));
     }
     println!("\n{} calls ran, {} came back with a corrective message", tally.ran, tally.rejected);
     Ok(ExitCode::SUCCESS)

@@ -7,7 +7,7 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use toolhost::{Field, ParamSpec, ToolError, ToolSpec, WitType, bind};
+use toolhost::{Field, ParamSpec, ToolError, ToolSpec, WitFunction, WitType, bind};
 
 fn spec() -> &'static ToolSpec {
     static SPEC: OnceLock<ToolSpec> = OnceLock::new();
@@ -17,15 +17,13 @@ fn spec() -> &'static ToolSpec {
             Field { name: "field-name".into(), ty: WitType::String },
             Field { name: "max-value".into(), ty: WitType::Option(Box::new(WitType::S64)) },
         ]);
-        ToolSpec {
-            params: vec![
-                param("query", WitType::String),
-                param("limit", WitType::Option(Box::new(WitType::U32))),
-                param("mode", WitType::Enum(vec!["fast".into(), "thorough-search".into()])),
-                param("filters", WitType::Option(Box::new(WitType::List(Box::new(filter))))),
-            ],
-            ..ToolSpec::new("web_search", "fuzz")
-        }
+        let params = vec![
+            param("query", WitType::String),
+            param("limit", WitType::Option(Box::new(WitType::U32))),
+            param("mode", WitType::Enum(vec!["fast".into(), "thorough-search".into()])),
+            param("filters", WitType::Option(Box::new(WitType::List(Box::new(filter))))),
+        ];
+        ToolSpec::for_function("fuzz", WitFunction::new("web-search", params, None))
     })
 }
 

@@ -6,7 +6,7 @@
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Map, Value, json};
-use toolhost::{Case, Field, ParamSpec, ToolError, ToolSpec, WitType, bind};
+use toolhost::{Case, Field, ParamSpec, ToolError, ToolSpec, WitFunction, WitType, bind};
 
 /// Names that collide after normalisation, so repair meets ambiguity.
 const NAMES: [&str; 8] = ["a", "b-c", "bc", "b_c", "tag", "value", "ok", "max-results"];
@@ -88,10 +88,8 @@ fn json_value(u: &mut Unstructured<'_>, depth: u32) -> Result<Value> {
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
     let (Ok(ty), Ok(value)) = (wit_type(&mut u, 3), json_value(&mut u, 4)) else { return };
-    let spec = ToolSpec {
-        params: vec![ParamSpec { name: "x".into(), ty, description: None }],
-        ..ToolSpec::new("tool", "fuzz")
-    };
+    let params = vec![ParamSpec { name: "x".into(), ty, description: None }];
+    let spec = ToolSpec::for_function("fuzz", WitFunction::new("tool", params, None));
     match bind::check_arguments(&spec, &json!({ "x": value })) {
         Ok(()) => {}
         Err(ToolError::InvalidValue { path, expected, .. }) => {

@@ -26,8 +26,7 @@ fn host() -> &'static Host {
         Host::builder()
             .component_file(guest)
             .cache_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/test-cache"))
-            // Tools called by the frames (a 60 s sleep, an endless loop) end quickly.
-            .limits(Limits { time: Duration::from_millis(100), memory_bytes: 16 << 20, ..Limits::default() })
+            .limits(limits())
             .build()
             .expect("the hostile test guest loads")
     })
@@ -150,4 +149,12 @@ async fn read_answers(
             return answers;
         }
     }
+}
+
+/// Tight limits, so that the tools the frames call (a 60 s sleep, an endless loop) end quickly.
+fn limits() -> Limits {
+    let mut limits = Limits::default();
+    limits.time = Duration::from_millis(100);
+    limits.memory_bytes = 16 << 20;
+    limits
 }

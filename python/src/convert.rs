@@ -6,7 +6,7 @@
 //! than turned into `None`, and an integer beyond 64 bits read as the float that JSON
 //! text with the same digits would be.
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
@@ -124,6 +124,13 @@ fn type_name(value: &Bound<'_, PyAny>) -> String {
 /// A path for a message: `'a.b[2]'`, or `the arguments` at the top.
 fn shown(path: &str) -> String {
     if path.is_empty() { "the arguments".into() } else { format!("'{path}'") }
+}
+
+/// A value the library serialises (a load report, a pull's result) as plain Python
+/// values, in the shape its JSON has.
+pub(crate) fn serialized_to_python<'py>(py: Python<'py>, value: &impl serde::Serialize) -> PyResult<Bound<'py, PyAny>> {
+    let json = serde_json::to_value(value).map_err(|e| PyValueError::new_err(format!("toolhost: {e}")))?;
+    to_python(py, &json)
 }
 
 /// `value` as Python: None, bool, int, float, str, list and dict (keys in the JSON's order).

@@ -34,7 +34,7 @@ pub(crate) fn toolset_error(py: Python<'_>, error: &ToolsetError) -> PyErr {
 }
 
 /// A `toolhost.RegistryError` for a pull or push that did not happen.
-pub(crate) fn registry_error(py: Python<'_>, error: &toolhost::registry::RegistryError) -> PyErr {
+pub(crate) fn registry_error(py: Python<'_>, error: &toolhost::oci::RegistryError) -> PyErr {
     raise(py, "RegistryError", error.to_string())
 }
 

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyList;
 use serde_json::Value;
 use toolhost::{CallOutcome, ToolError, ToolFormat};
 
@@ -192,9 +192,11 @@ impl PyHost {
         py.detach(|| self.host.reload()).map_err(|e| errors::load_error(py, &e))
     }
 
-    /// What the last load did: `{"components": [...], "warnings": [...]}`.
-    fn load_report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        crate::types::load_report(py, &self.host.load_report())
+    /// What the last load did: `{"components": [...], "warnings": [...]}`, each
+    /// component with `name`, `path`, `tools`, `compiled`, `elapsed_ms` and
+    /// `provenance` (`{"kind": "local"}` or `{"kind": "pulled", "reference", "signed_by"}`).
+    fn load_report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::serialized_to_python(py, &self.host.load_report())
     }
 
     /// The warnings of the last load: files skipped, manifest entries not applied.
@@ -287,8 +289,5 @@ fn worker_pool() -> PyResult<&'static tokio::runtime::Handle> {
 
 /// A format name as `ToolFormat`, or a `ValueError` listing the names.
 pub(crate) fn tool_format(name: &str) -> PyResult<ToolFormat> {
-    ToolFormat::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = ToolFormat::ALL.iter().map(|f| f.name()).collect();
-        PyValueError::new_err(format!("unknown format '{name}': use one of {}", names.join(", ")))
-    })
+    name.parse().map_err(|unknown: toolhost::UnknownFormat| PyValueError::new_err(unknown.to_string()))
 }

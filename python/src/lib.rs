@@ -5,13 +5,13 @@
 //! - `host`: the `Host` class (loading, calls, toolsets, definitions, extraction)
 //! - `types`: `Limits`, `Tool`, `CallOutcome`, `Extraction`, `ExtractedCall`
 //! - `convert`: Python values ↔ JSON
-//! - `registry`: `pull` and `push`, components from and to OCI registries
+//! - `oci`: `pull` and `push`, components from and to OCI registries
 //! - `errors`: the library's errors as the package's exceptions
 
 mod convert;
 mod errors;
 mod host;
-mod registry;
+mod oci;
 mod types;
 
 use pyo3::prelude::*;
@@ -24,7 +24,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<types::PyCallOutcome>()?;
     module.add_class::<types::PyExtraction>()?;
     module.add_class::<types::PyExtractedCall>()?;
-    module.add_function(wrap_pyfunction!(registry::pull, module)?)?;
-    module.add_function(wrap_pyfunction!(registry::push, module)?)?;
+    module.add_function(wrap_pyfunction!(oci::pull, module)?)?;
+    module.add_function(wrap_pyfunction!(oci::push, module)?)?;
     Ok(())
 }

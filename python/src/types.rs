@@ -5,8 +5,6 @@ use std::time::Duration;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-use serde_json::json;
 use toolhost::{CallOutcome, ExtractedCall, Extraction, ToolSpec};
 
 use crate::{convert, errors};
@@ -137,12 +135,7 @@ impl PyTool {
     /// `idempotent` and `open_world`, as MCP's tool annotations mean them.
     #[getter]
     fn annotations<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let a = &self.spec.annotations;
-        let hints = json!({
-            "read_only": a.read_only, "destructive": a.destructive,
-            "idempotent": a.idempotent, "open_world": a.open_world,
-        });
-        convert::to_python(py, &hints)
+        convert::serialized_to_python(py, &self.spec.annotations)
     }
 
     /// Whether it runs in the host's sandbox (False for an MCP server's tool).
@@ -288,14 +281,11 @@ impl PyExtractedCall {
         (self.call.span.start, self.call.span.end)
     }
 
-    /// How it was written: `tool_call_tag`, `python_tag`, `mistral`, `function_tag`,
-    /// `react` or `bare_json`.
+    /// How it was written: the dialect's name (`tool_call_tag`, `harmony`, `kimi`, …;
+    /// the README's table lists them).
     #[getter]
-    fn dialect(&self) -> PyResult<String> {
-        match serde_json::to_value(self.call.dialect) {
-            Ok(serde_json::Value::String(name)) => Ok(name),
-            _ => Err(PyValueError::new_err("toolhost: a dialect without a name")),
-        }
+    fn dialect(&self) -> &'static str {
+        self.call.dialect.name()
     }
 
     /// What was repaired to read it.
@@ -312,8 +302,7 @@ impl PyExtractedCall {
 
     /// The call as a dict, as the library serialises it.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let json = serde_json::to_value(&self.call).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        convert::to_python(py, &json)
+        convert::serialized_to_python(py, &self.call)
     }
 
     fn __repr__(&self) -> String {
@@ -322,20 +311,4 @@ impl PyExtractedCall {
             self.call.name, self.call.tool, self.call.arguments
         )
     }
-}
-
-/// `{"name": …, "path": …, "tools": …, "compiled": …, "elapsed_ms": …}` per component, and the warnings.
-pub(crate) fn load_report<'py>(py: Python<'py>, report: &toolhost::LoadReport) -> PyResult<Bound<'py, PyDict>> {
-    let components: Vec<serde_json::Value> = report
-        .components
-        .iter()
-        .map(|c| {
-            json!({
-                "name": c.name, "path": c.path.display().to_string(), "tools": c.tools,
-                "compiled": c.compiled, "elapsed_ms": c.elapsed.as_secs_f64() * 1000.0,
-            })
-        })
-        .collect();
-    let json = json!({ "components": components, "warnings": report.warnings });
-    Ok(convert::to_python(py, &json)?.cast_into::<PyDict>()?)
 }

@@ -1,5 +1,6 @@
-//! The library's shape, checked from its sources: every stage folder depends only on
-//! the stages ARCHITECTURE.md puts before it, no two sibling modules depend on each
+//! The library's shape, checked from its sources against ARCHITECTURE.md's table of
+//! stages (read from it, the one copy): every stage folder depends only on the
+//! stages the table puts before it, no two sibling modules depend on each
 //! other (directly or round a loop), and code inside the crate names what it uses by
 //! its stage's path, not by the crate root's re-exports.
 
@@ -8,38 +9,39 @@ use std::path::{Path, PathBuf};
 
 use crate::common;
 
-/// The stages in dependency order, each with the stages it may use. A stage may use
-/// only stages listed before it, so the stage graph cannot have a cycle.
-const STAGES: [(&str, &[&str]); 16] = [
-    ("tool", &[]),
-    ("lock", &[]),
-    ("sys", &[]),
-    ("error", &["tool"]),
-    ("sandbox", &["lock"]),
-    ("runtime", &["error", "sandbox"]),
-    ("load", &["error", "runtime", "sandbox", "sys", "tool"]),
-    ("resolve", &["error", "lock", "tool"]),
-    ("bind", &["error", "tool"]),
-    ("extract", &["bind", "error", "resolve", "tool"]),
-    ("invoke", &["error", "lock", "runtime", "sandbox", "tool"]),
-    ("remote", &["bind", "error", "load", "lock", "sys", "tool"]),
-    (
-        "host",
-        &["bind", "error", "extract", "invoke", "load", "lock", "remote", "resolve", "runtime", "sandbox", "tool"],
-    ),
-    ("mcp", &["error", "host", "sys", "tool"]),
-    ("registry", &["host", "load", "sys"]),
-    ("fuzzing", &["extract", "load", "resolve", "sandbox", "tool"]),
-];
+/// The stages in dependency order, each with the stages it may use, as
+/// ARCHITECTURE.md's table ("Dependencies run one way") lists them: a row may name
+/// several stages (`tool`, `mutex`, `sys`), and "nothing" for none.
+fn stages() -> Vec<(String, Vec<String>)> {
+    let path = common::root().join("ARCHITECTURE.md");
+    let text = std::fs::read_to_string(&path).expect("ARCHITECTURE.md is readable");
+    let table = text.split_once("| stage | may use |").expect("ARCHITECTURE.md has the table of stages").1;
+    let names = |cell: &str| -> Vec<String> {
+        cell.split(',').map(|name| name.trim().trim_matches('`').to_string()).filter(|name| name != "nothing").collect()
+    };
+    let mut stages = Vec::new();
+    for row in table.lines().skip(1).map(str::trim).take_while(|line| line.starts_with('|')) {
+        let cells: Vec<&str> = row.trim_matches('|').split('|').collect();
+        let [stage_cell, uses_cell] = cells[..] else { panic!("a row of the table of stages is not two cells: {row}") };
+        if stage_cell.trim().starts_with("---") {
+            continue;
+        }
+        let uses = names(uses_cell);
+        stages.extend(names(stage_cell).into_iter().map(|stage| (stage, uses.clone())));
+    }
+    assert!(stages.len() > 10, "found only {} stages in the table of {}", stages.len(), path.display());
+    stages
+}
 
 /// A module of the library: its path from the crate root (`["load", "cache"]`).
 type ModulePath = Vec<String>;
 
 #[test]
 fn the_stage_table_runs_one_way() {
-    for (position, (stage, uses)) in STAGES.iter().enumerate() {
-        for used in *uses {
-            let before = STAGES[..position].iter().any(|(earlier, _)| earlier == used);
+    let stages = stages();
+    for (position, (stage, uses)) in stages.iter().enumerate() {
+        for used in uses {
+            let before = stages[..position].iter().any(|(earlier, _)| earlier == used);
             assert!(before, "stage '{stage}' may use '{used}', which is not listed before it");
         }
     }
@@ -48,18 +50,18 @@ fn the_stage_table_runs_one_way() {
 #[test]
 fn every_stage_depends_only_on_the_stages_before_it() {
     let modules = library_modules();
-    let allowed: BTreeMap<&str, &[&str]> = STAGES.into_iter().collect();
+    let allowed: BTreeMap<String, Vec<String>> = stages().into_iter().collect();
     let mut wrong = Vec::new();
     for (module, file) in &modules {
         let Some(stage) = module.first() else { continue };
-        let Some(uses) = allowed.get(stage.as_str()) else {
+        let Some(uses) = allowed.get(stage) else {
             wrong.push(format!("{}: stage '{stage}' is not in the table of stages", file.display()));
             continue;
         };
         for target in references(module, file, &modules) {
             match target.first() {
                 None => wrong.push(format!("{}: uses a crate-root re-export; name the stage's path", file.display())),
-                Some(used) if used != stage && !uses.contains(&used.as_str()) => {
+                Some(used) if used != stage && !uses.contains(used) => {
                     wrong.push(format!("{}: '{stage}' uses '{}', which it may not", file.display(), target.join("::")))
                 }
                 Some(_) => {}
@@ -114,7 +116,7 @@ fn path_back_to(
 
 /// Every module file of the library, by module path.
 fn library_modules() -> BTreeMap<ModulePath, PathBuf> {
-    let src = common::root().join("host/src");
+    let src = common::root().join("crates/toolhost/src");
     let mut modules = BTreeMap::new();
     collect_modules(&src, &src, &mut modules);
     assert!(modules.len() > 20, "found only {} modules under {}", modules.len(), src.display());

@@ -6,7 +6,7 @@ use std::sync::Barrier;
 use std::time::Duration;
 
 use serde_json::json;
-use toolhost::{Capacity, Host, Limits, ToolError};
+use toolhost::{Capacity, Host, ToolError};
 
 use crate::common::{self, LoopbackServer};
 
@@ -14,7 +14,7 @@ fn hostile_with(capacity: Capacity, port: Option<u16>) -> Host {
     let builder = Host::builder()
         .component_file(common::test_guest("hostile"))
         .cache_dir(common::test_cache_dir())
-        .limits(Limits { time: Duration::from_secs(10), ..Limits::default() })
+        .limits(common::time_limit(Duration::from_secs(10)))
         .capacity(capacity);
     let builder = match port {
         Some(port) => builder.allow_http("hostile", &format!("127.0.0.1:{port}")).expect("a host pattern"),
@@ -43,7 +43,7 @@ fn all_at_once<T: Send>(calls: usize, call: impl Fn(usize) -> T + Sync) -> Vec<T
 #[test]
 fn eight_times_as_many_calls_as_slots_wait_their_turn_and_all_run() {
     let server = LoopbackServer::start(true, Duration::from_millis(150));
-    let capacity = Capacity { max_concurrent_calls: 2, max_queued_calls: 64, queue_timeout: Duration::from_secs(30) };
+    let capacity = capacity(2, 64, Duration::from_secs(30));
     let host = hostile_with(capacity, Some(server.port));
     let url = server.url("127.0.0.1");
     let outcomes = all_at_once(16, |i| match i % 4 {
@@ -63,8 +63,7 @@ fn eight_times_as_many_calls_as_slots_wait_their_turn_and_all_run() {
 
 #[test]
 fn a_call_that_waits_too_long_is_told_the_host_is_busy() {
-    let capacity =
-        Capacity { max_concurrent_calls: 2, max_queued_calls: 64, queue_timeout: Duration::from_millis(300) };
+    let capacity = capacity(2, 64, Duration::from_millis(300));
     let host = hostile_with(capacity, None);
     let outcomes = all_at_once(10, |_| host.call("sleep", &json!({"ms": 1500})));
     let ran = outcomes.iter().filter(|o| o.is_ok()).count();
@@ -84,7 +83,7 @@ fn a_call_that_waits_too_long_is_told_the_host_is_busy() {
 
 #[test]
 fn a_call_beyond_a_full_queue_is_refused_at_once() {
-    let capacity = Capacity { max_concurrent_calls: 1, max_queued_calls: 2, queue_timeout: Duration::from_secs(30) };
+    let capacity = capacity(1, 2, Duration::from_secs(30));
     let host = hostile_with(capacity, None);
     let outcomes = all_at_once(6, |_| host.call("sleep", &json!({"ms": 400})));
     let busy: Vec<&ToolError> = outcomes.iter().filter_map(|o| o.as_ref().err()).collect();
@@ -94,4 +93,13 @@ fn a_call_beyond_a_full_queue_is_refused_at_once() {
         assert_eq!((*running, *queued), (1, 2), "{error}");
         assert!(*waited < Duration::from_secs(1), "a refused call waited {waited:?}");
     }
+}
+
+/// `concurrent` calls at once, `queued` waiting, each for at most `timeout`.
+fn capacity(concurrent: usize, queued: usize, timeout: Duration) -> Capacity {
+    common::with(Capacity::default(), |capacity| {
+        capacity.max_concurrent_calls = concurrent;
+        capacity.max_queued_calls = queued;
+        capacity.queue_timeout = timeout;
+    })
 }

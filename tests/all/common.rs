@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use toolhost::Host;
 
 /// The repository root.
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
@@ -23,22 +23,22 @@ fn built(folder: &str) -> PathBuf {
 }
 
 /// The example tools, built by scripts/build-guests.sh.
-pub fn plugins_dir() -> PathBuf {
+pub(crate) fn plugins_dir() -> PathBuf {
     built("plugins")
 }
 
 /// The test-only guests, built by scripts/build-guests.sh.
-pub fn test_guests_dir() -> PathBuf {
+pub(crate) fn test_guests_dir() -> PathBuf {
     built("test-guests")
 }
 
 /// A cache folder for tests, apart from the user's own cache.
-pub fn test_cache_dir() -> PathBuf {
+pub(crate) fn test_cache_dir() -> PathBuf {
     root().join("target").join("test-cache")
 }
 
 /// A temporary plugin folder with copies of these example tools.
-pub fn plugins_with(names: &[&str]) -> tempfile::TempDir {
+pub(crate) fn plugins_with(names: &[&str]) -> tempfile::TempDir {
     let folder = tempfile::tempdir().expect("temporary folder");
     for name in names {
         let file = format!("{name}.wasm");
@@ -48,46 +48,55 @@ pub fn plugins_with(names: &[&str]) -> tempfile::TempDir {
 }
 
 /// A host over the example tools.
-pub fn example_host() -> Host {
+pub(crate) fn example_host() -> Host {
     Host::builder().plugin_dir(plugins_dir()).cache_dir(test_cache_dir()).build().expect("example tools load")
 }
 
 /// One host over the example tools, shared by a test binary's tests.
-pub fn example_host_shared() -> &'static Host {
+pub(crate) fn example_host_shared() -> &'static Host {
     static HOST: std::sync::OnceLock<Host> = std::sync::OnceLock::new();
     HOST.get_or_init(example_host)
 }
 
 /// The built file of one test guest.
-pub fn test_guest(name: &str) -> PathBuf {
+pub(crate) fn test_guest(name: &str) -> PathBuf {
     test_guests_dir().join(format!("{name}.wasm"))
 }
 
 /// A host over the `hostile` test guest alone, with tight limits (300 ms, 64 MiB) so
 /// that each misbehaving call ends quickly.
-pub fn limited_hostile_host() -> Host {
+pub(crate) fn limited_hostile_host() -> Host {
+    let limits = with(time_limit(std::time::Duration::from_millis(300)), |limits| limits.memory_bytes = 64 << 20);
     Host::builder()
         .component_file(test_guest("hostile"))
         .cache_dir(test_cache_dir())
-        .limits(toolhost::Limits {
-            time: std::time::Duration::from_millis(300),
-            memory_bytes: 64 << 20,
-            ..toolhost::Limits::default()
-        })
+        .limits(limits)
         .build()
         .expect("hostile loads")
 }
 
+/// The default limits with `time` instead of 10 s.
+pub(crate) fn time_limit(time: std::time::Duration) -> toolhost::Limits {
+    with(toolhost::Limits::default(), |limits| limits.time = time)
+}
+
+/// `value` as `change` leaves it: settings built from their defaults (the library's
+/// settings structs are `#[non_exhaustive]`, so struct update syntax cannot make them).
+pub(crate) fn with<T>(mut value: T, change: impl FnOnce(&mut T)) -> T {
+    change(&mut value);
+    value
+}
+
 /// A host over the `hostile` test guest alone.
-pub fn hostile_host() -> Host {
+pub(crate) fn hostile_host() -> Host {
     Host::builder().component_file(test_guest("hostile")).cache_dir(test_cache_dir()).build().expect("hostile loads")
 }
 
 /// A loopback HTTP server for the tools' `wasi:http` requests: it counts the
 /// connections it gets and the most it held at once.
-pub struct LoopbackServer {
+pub(crate) struct LoopbackServer {
     /// The port it listens on, on 127.0.0.1.
-    pub port: u16,
+    pub(crate) port: u16,
     connections: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     most_at_once: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
@@ -95,7 +104,7 @@ pub struct LoopbackServer {
 impl LoopbackServer {
     /// Answers every request with `200 hello` after holding it for `hold`; with
     /// `answer` false, holds every connection open and never answers.
-    pub fn start(answer: bool, hold: std::time::Duration) -> LoopbackServer {
+    pub(crate) fn start(answer: bool, hold: std::time::Duration) -> LoopbackServer {
         use std::io::{Read, Write};
         use std::sync::Arc;
         use std::sync::atomic::{AtomicUsize, Ordering};
@@ -129,17 +138,17 @@ impl LoopbackServer {
     }
 
     /// A URL on this server, with `host` for its host name.
-    pub fn url(&self, host: &str) -> String {
+    pub(crate) fn url(&self, host: &str) -> String {
         format!("http://{host}:{}/greeting", self.port)
     }
 
     /// How many connections it has had.
-    pub fn connections(&self) -> usize {
+    pub(crate) fn connections(&self) -> usize {
         self.connections.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// The most requests it held at once.
-    pub fn most_at_once(&self) -> usize {
+    pub(crate) fn most_at_once(&self) -> usize {
         self.most_at_once.load(std::sync::atomic::Ordering::SeqCst)
     }
 }

@@ -351,7 +351,7 @@ fn javascript_urls_take_apart_build_and_decode() {
 #[test]
 fn every_tool_that_returns_something_has_an_output_schema_of_an_object() {
     for spec in host().tools() {
-        let returns = match &spec.result {
+        let returns = match &spec.wit_function().expect("a component's tool").result {
             Some(toolhost::WitType::Result { ok, .. }) => ok.is_some(),
             other => other.is_some(),
         };

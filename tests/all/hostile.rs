@@ -2,6 +2,7 @@
 //! sandbox, or corrupts another call.
 
 use crate::common;
+use crate::process::Process;
 
 use std::fs;
 use std::sync::OnceLock;
@@ -9,7 +10,7 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use toolhost::{Host, ToolError};
+use toolhost::{Host, ToolError, ToolSpec};
 
 /// The hostile guest with tight limits, so that each case ends quickly.
 fn host() -> &'static Host {
@@ -77,7 +78,7 @@ fn tool_failure(host: &Host, tool: &str, arguments: Value) -> String {
 }
 
 #[test]
-fn the_sandbox_denies_files_sockets_names_and_variables() {
+fn the_sandbox_denies_files_and_variables() {
     let outside = tempfile::tempdir().expect("temporary folder");
     fs::write(outside.path().join("secret.txt"), "secret").expect("write");
     let granted = tempfile::tempdir().expect("temporary folder");
@@ -93,6 +94,25 @@ fn the_sandbox_denies_files_sockets_names_and_variables() {
 
     // Files: the host sees each refused open (a path outside every grant reaches the
     // empty folder every call has at `/`), and the model is told what was denied.
+    for (tool, arguments, expected) in file_denials() {
+        let outcome = host.call(tool, &arguments);
+        serves_normally(&host);
+        let error = outcome.expect_err("denied");
+        assert_eq!((error.kind(), error.to_string()), ("denied", expected), "{tool}({arguments})");
+    }
+    assert!(!granted.path().join("new.txt").exists());
+    // A file that is simply missing inside a grant is the tool's own error, not a denial.
+    assert_eq!(
+        tool_failure(&host, "read_path", json!({"path": "/data/missing.txt"})),
+        "/data/missing.txt: No such file or directory (os error 44)"
+    );
+    // Variables that were not granted do not exist inside the sandbox.
+    assert_eq!(host.call("env_var", &json!({"name": "HOME"})), Ok(json!(null)));
+}
+
+/// Opens the `hostile` guest tries with `/data` granted read-only, and what the
+/// model is told of each.
+fn file_denials() -> [(&'static str, Value, String); 4] {
     let told = |what: &str, reported: &str| {
         format!(
             "Tool '{}' was denied by its sandbox: {what}. The tool reported: {reported}. Retrying will not \
@@ -100,7 +120,7 @@ fn the_sandbox_denies_files_sockets_names_and_variables() {
             if what.starts_with("writing") { "write_path" } else { "read_path" }
         )
     };
-    let denials = [
+    [
         (
             "read_path",
             json!({"path": "/etc/passwd"}),
@@ -133,22 +153,16 @@ fn the_sandbox_denies_files_sockets_names_and_variables() {
                 "/data/new.txt: Operation not permitted (os error 63)",
             ),
         ),
-    ];
-    for (tool, arguments, expected) in denials {
-        let outcome = host.call(tool, &arguments);
-        serves_normally(&host);
-        let error = outcome.expect_err("denied");
-        assert_eq!((error.kind(), error.to_string()), ("denied", expected), "{tool}({arguments})");
-    }
-    assert!(!granted.path().join("new.txt").exists());
-    // A file that is simply missing inside a grant is the tool's own error, not a denial.
-    assert_eq!(
-        tool_failure(&host, "read_path", json!({"path": "/data/missing.txt"})),
-        "/data/missing.txt: No such file or directory (os error 44)"
-    );
-    // Variables that were not granted do not exist inside the sandbox.
-    assert_eq!(host.call("env_var", &json!({"name": "HOME"})), Ok(json!(null)));
+    ]
+}
 
+#[test]
+fn the_sandbox_denies_sockets_and_names() {
+    let host = Host::builder()
+        .component_file(common::test_guest("hostile"))
+        .cache_dir(common::test_cache_dir())
+        .build()
+        .expect("host");
     // The network: the host sees each attempt, and the model is told what was denied.
     let network = [
         (
@@ -230,17 +244,17 @@ fn a_bad_plugin_folder_warns_and_serves_the_rest() {
 fn a_process_killed_while_writing_the_cache_leaves_nothing_trusted() {
     let cache = tempfile::tempdir().expect("temporary folder");
     for delay_ms in [20, 60, 120, 200, 300, 450] {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolhost"))
-            .args(["list", "--plugins"])
-            .arg(common::plugins_dir())
-            .env("TOOLHOST_CACHE_DIR", cache.path())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("toolhost starts");
+        let mut child = Process::spawn(
+            std::process::Command::new(env!("CARGO_BIN_EXE_toolhost"))
+                .args(["list", "--plugins"])
+                .arg(common::plugins_dir())
+                .env("TOOLHOST_CACHE_DIR", cache.path())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null()),
+        )
+        .expect("toolhost starts");
         std::thread::sleep(Duration::from_millis(delay_ms));
-        let _ = child.kill();
-        let _ = child.wait();
+        child.kill();
     }
     let host = Host::builder().plugin_dir(common::plugins_dir()).cache_dir(cache.path()).build().expect("host");
     assert_eq!(host.load_report().warnings, Vec::<String>::new());
@@ -272,13 +286,18 @@ fn any_json() -> impl Strategy<Value = Value> {
 /// Arguments shaped like each example tool's, with arbitrary values.
 fn tool_arguments() -> impl Strategy<Value = (String, Value)> {
     let host = common::example_host_shared();
-    let tools: Vec<(String, Vec<String>)> =
-        host.tools().iter().map(|t| (t.name.clone(), t.params.iter().map(|p| p.name.clone()).collect())).collect();
+    let tools: Vec<(String, Vec<String>)> = host.tools().iter().map(|t| (t.name.clone(), param_names(t))).collect();
     prop::sample::select(tools).prop_flat_map(|(name, params)| {
         let values = prop::collection::vec(any_json(), params.len());
         (Just(name), values)
             .prop_map(move |(name, values)| (name, Value::Object(params.iter().cloned().zip(values).collect())))
     })
+}
+
+/// A component's tool's parameter names, in call order.
+fn param_names(tool: &ToolSpec) -> Vec<String> {
+    let function = tool.wit_function().expect("the example tools are components'");
+    function.params.iter().map(|p| p.name.clone()).collect()
 }
 
 fn fuzz_cases() -> u32 {

@@ -6,7 +6,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, ClientConfig, ProtocolVersion};
@@ -17,10 +17,11 @@ use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Value, json};
 
 use crate::common;
+use crate::process::Process;
 
 /// A `toolhost serve --http` process on a port of its own.
 pub(crate) struct Server {
-    child: Child,
+    child: Process,
     /// Where it listens.
     pub(crate) port: u16,
 }
@@ -32,16 +33,17 @@ impl Server {
     }
 
     fn start_with_cache(plugins: &Path, options: &[&str], cache: &Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolhost"))
-            .args(["serve", "--http", "127.0.0.1:0", "--plugins"])
-            .arg(plugins)
-            .args(options)
-            .env("TOOLHOST_CACHE_DIR", cache)
-            .env_remove("TOOLHOST_TOKEN")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("toolhost serve starts");
+        let mut child = Process::spawn(
+            Command::new(env!("CARGO_BIN_EXE_toolhost"))
+                .args(["serve", "--http", "127.0.0.1:0", "--plugins"])
+                .arg(plugins)
+                .args(options)
+                .env("TOOLHOST_CACHE_DIR", cache)
+                .env_remove("TOOLHOST_TOKEN")
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped()),
+        )
+        .expect("toolhost serve starts");
         let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
         let mut line = String::new();
         stderr.read_line(&mut line).expect("the server says where it listens");
@@ -74,14 +76,12 @@ impl Server {
 
     /// Sends SIGTERM, as an orchestrator stopping a replica would.
     pub(crate) fn terminate(&self) {
-        let status = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status().expect("kill runs");
-        assert!(status.success());
+        self.child.signal(rustix::process::Signal::TERM);
     }
 
     /// Kills it at once (SIGKILL), as a crash would.
     pub(crate) fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.child.kill();
     }
 
     /// Waits (a bounded while) for the process to exit, and returns its exit code.
@@ -93,13 +93,6 @@ impl Server {
             std::thread::sleep(Duration::from_millis(50));
         }
         panic!("the server did not exit within 20 s");
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

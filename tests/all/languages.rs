@@ -30,69 +30,76 @@ struct Language {
 }
 
 fn languages() -> [Language; 3] {
-    [
-        Language {
-            name: "Rust",
-            component: "units",
-            call: ("convert", json!({"value": 5, "from": "kilometer", "to": "meter"}), json!(5000.0)),
-            misspelt: ["Convert", "functions.convert", "units/convert"],
-            sloppy_arguments: "{'value': 5, 'from': 'kilometer', 'to': 'meter',}",
-            description: "Converts a value from one unit to another of the same dimension, e.g. 5 kilometer to mile. \
-                          Fails when the units measure different things or the temperature is below absolute zero.",
-            refused: (
-                "convert",
-                json!({"value": 1, "from": "meter", "to": "gram"}),
-                "cannot convert meter (length) to gram (mass): they measure different things",
-            ),
-            bad_enum: (
-                "list_units",
-                json!({"dimension": "volume"}),
-                "Invalid arguments for 'list_units': 'dimension' must be one of ['length', 'mass', 'temperature', \
-                 'time'], got \"volume\".",
-            ),
-            crash: ("panic_with", json!({"message": "boom"}), "it panicked: boom"),
-        },
-        Language {
-            name: "Python",
-            component: "stats-py",
-            call: ("average", json!({"values": [1, 2, 3, 4], "kind": "median"}), json!(2.5)),
-            misspelt: ["Average", "functions.average", "stats-py/average"],
-            sloppy_arguments: "```json\n{'values': [1, 2, 3, 4], 'kind': 'median',}\n```",
-            description: "The average of a list of numbers: mean, median or mode. Fails for an empty list.",
-            refused: ("summarize", json!({"values": []}), "the list of values is empty: give at least one number"),
-            bad_enum: (
-                "average",
-                json!({"values": [1], "kind": "harmonic"}),
-                "Invalid arguments for 'average': 'kind' must be one of ['mean', 'median', 'mode'], got \"harmonic\".",
-            ),
-            crash: (
-                "ratio",
-                json!({"numerator": 1, "denominator": 0}),
-                "it raised an uncaught exception: ZeroDivisionError: division by zero",
-            ),
-        },
-        Language {
-            name: "JavaScript",
-            component: "urls-js",
-            call: ("get_part", json!({"url": "https://example.com:8080/a?b=c", "part": "port"}), json!("8080")),
-            misspelt: ["GetPart", "get-part", "default_api.get_part"],
-            sloppy_arguments: "{url: 'https://example.com:8080/a?b=c', part: 'port'",
-            description: "One part of an absolute URL as text: its scheme, host, port, path, query or fragment. \
-                          Fails when the text is not an absolute URL.",
-            refused: (
-                "parse_url",
-                json!({"url": "nope"}),
-                "'nope' is not an absolute URL (like https://example.com/path)",
-            ),
-            bad_enum: (
-                "get_part",
-                json!({"url": "https://example.com", "part": "username"}),
-                "Invalid arguments for 'get_part': 'part' must be one of ['scheme', 'host', 'port', 'path', 'query', \
-                 'fragment'], got \"username\".",
-            ),
-            crash: ("decode", json!({"text": "%E0%A4%A"}), "it threw an uncaught error: malformed URI sequence"),
-        },
-    ]
+    [rust(), python(), javascript()]
+}
+
+/// The Rust example tool (`units`), with the `hostile` test guest for a panic.
+fn rust() -> Language {
+    Language {
+        name: "Rust",
+        component: "units",
+        call: ("convert", json!({"value": 5, "from": "kilometer", "to": "meter"}), json!(5000.0)),
+        misspelt: ["Convert", "functions.convert", "units/convert"],
+        sloppy_arguments: "{'value': 5, 'from': 'kilometer', 'to': 'meter',}",
+        description: "Converts a value from one unit to another of the same dimension, e.g. 5 kilometer to mile. \
+                      Fails when the units measure different things or the temperature is below absolute zero.",
+        refused: (
+            "convert",
+            json!({"value": 1, "from": "meter", "to": "gram"}),
+            "cannot convert meter (length) to gram (mass): they measure different things",
+        ),
+        bad_enum: (
+            "list_units",
+            json!({"dimension": "volume"}),
+            "Invalid arguments for 'list_units': 'dimension' must be one of ['length', 'mass', 'temperature', \
+             'time'], got \"volume\".",
+        ),
+        crash: ("panic_with", json!({"message": "boom"}), "it panicked: boom"),
+    }
+}
+
+/// The Python example tool (`stats-py`).
+fn python() -> Language {
+    Language {
+        name: "Python",
+        component: "stats-py",
+        call: ("average", json!({"values": [1, 2, 3, 4], "kind": "median"}), json!(2.5)),
+        misspelt: ["Average", "functions.average", "stats-py/average"],
+        sloppy_arguments: "```json\n{'values': [1, 2, 3, 4], 'kind': 'median',}\n```",
+        description: "The average of a list of numbers: mean, median or mode. Fails for an empty list.",
+        refused: ("summarize", json!({"values": []}), "the list of values is empty: give at least one number"),
+        bad_enum: (
+            "average",
+            json!({"values": [1], "kind": "harmonic"}),
+            "Invalid arguments for 'average': 'kind' must be one of ['mean', 'median', 'mode'], got \"harmonic\".",
+        ),
+        crash: (
+            "ratio",
+            json!({"numerator": 1, "denominator": 0}),
+            "it raised an uncaught exception: ZeroDivisionError: division by zero",
+        ),
+    }
+}
+
+/// The JavaScript example tool (`urls-js`).
+fn javascript() -> Language {
+    Language {
+        name: "JavaScript",
+        component: "urls-js",
+        call: ("get_part", json!({"url": "https://example.com:8080/a?b=c", "part": "port"}), json!("8080")),
+        misspelt: ["GetPart", "get-part", "default_api.get_part"],
+        sloppy_arguments: "{url: 'https://example.com:8080/a?b=c', part: 'port'",
+        description: "One part of an absolute URL as text: its scheme, host, port, path, query or fragment. \
+                      Fails when the text is not an absolute URL.",
+        refused: ("parse_url", json!({"url": "nope"}), "'nope' is not an absolute URL (like https://example.com/path)"),
+        bad_enum: (
+            "get_part",
+            json!({"url": "https://example.com", "part": "username"}),
+            "Invalid arguments for 'get_part': 'part' must be one of ['scheme', 'host', 'port', 'path', 'query', \
+             'fragment'], got \"username\".",
+        ),
+        crash: ("decode", json!({"text": "%E0%A4%A"}), "it threw an uncaught error: malformed URI sequence"),
+    }
 }
 
 /// The example tools plus the `hostile` test guest (for a Rust tool that panics).
@@ -116,7 +123,7 @@ fn every_tool_is_listed_with_a_description_from_its_docs_or_manifest() {
         assert!(own.len() >= 3, "{}: {} tools", language.name, own.len());
         for tool in &own {
             assert!(!tool.description.is_empty(), "{}: {} has no description", language.name, tool.name);
-            for param in &tool.params {
+            for param in &tool.wit_function().expect("a component's tool").params {
                 assert!(
                     param.description.is_some(),
                     "{}: {}.{} has no description",
@@ -186,7 +193,7 @@ fn missing_arguments_get_the_expected_parameters() {
     for Language { name, call: (tool, _, _), .. } in languages() {
         let spec = host().tool(tool).expect("listed");
         let error = host().call(tool, &json!({})).expect_err("nothing given");
-        let required: Vec<String> = spec.params.iter().filter(|p| p.required()).map(|p| p.name.clone()).collect();
+        let required: Vec<String> = spec.required_params().into_iter().map(String::from).collect();
         let quoted: Vec<String> = required.iter().map(|p| format!("'{p}'")).collect();
         let plural = if required.len() == 1 { "parameter" } else { "parameters" };
         assert_eq!(

@@ -4,7 +4,6 @@
 //!
 //! The one other binary, `tests/memory`, measures the process's resident memory and
 //! so must run alone.
-
 mod architecture;
 mod bfcl;
 mod capacity;
@@ -12,18 +11,21 @@ mod cli;
 mod common;
 mod example_tools;
 mod extract;
-mod host;
 mod hostile;
 mod http;
 mod languages;
 mod live;
+mod loading;
 mod lockfile;
+mod manifests;
 mod mcp;
 mod mcp_servers;
 mod network;
 mod nginx;
+mod oci;
 mod prewarm;
-mod registry;
+mod process;
+mod sandbox;
 mod self_repair;
 mod test_guests;
 mod trust;

@@ -2,16 +2,18 @@
 //! newline-delimited JSON-RPC.
 
 use crate::common;
+use crate::process::Process;
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 struct Client {
-    child: Child,
+    /// Kept for its drop, which ends the server.
+    _child: Process,
     stdin: ChildStdin,
     lines: mpsc::Receiver<String>,
     skipped: Vec<Value>,
@@ -23,16 +25,17 @@ impl Client {
     }
 
     fn start_with(plugins: &std::path::Path, options: &[&str]) -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolhost"))
-            .args(["serve", "--plugins"])
-            .arg(plugins)
-            .args(options)
-            .env("TOOLHOST_CACHE_DIR", common::test_cache_dir())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("toolhost serve starts");
+        let mut child = Process::spawn(
+            Command::new(env!("CARGO_BIN_EXE_toolhost"))
+                .args(["serve", "--plugins"])
+                .arg(plugins)
+                .args(options)
+                .env("TOOLHOST_CACHE_DIR", common::test_cache_dir())
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit()),
+        )
+        .expect("toolhost serve starts");
         let stdin = child.stdin.take().expect("stdin");
         let stdout: ChildStdout = child.stdout.take().expect("stdout");
         let (sender, lines) = mpsc::channel();
@@ -43,7 +46,7 @@ impl Client {
                 }
             }
         });
-        Client { child, stdin, lines, skipped: Vec::new() }
+        Client { _child: child, stdin, lines, skipped: Vec::new() }
     }
 
     fn send(&mut self, message: Value) {
@@ -106,13 +109,6 @@ impl Client {
     /// The messages [`Client::request`] skipped since the last call.
     fn answered(&mut self) -> Vec<Value> {
         std::mem::take(&mut self.skipped)
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -8,13 +8,14 @@
 //! changes its tool list.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 use toolhost::{Host, ToolError};
 
 use crate::common;
+use crate::process::{Process, free_port, wait_until_listening};
 
 /// The entry point of a reference server's npm package.
 pub(crate) fn server_entry(package: &str) -> PathBuf {
@@ -221,41 +222,29 @@ fn a_server_file_added_changed_or_removed_is_taken_up_by_a_reload() {
 
 /// `everything` serving streamable HTTP on a port of its own.
 struct HttpEverything {
-    child: Child,
+    /// Kept for its drop, which ends the server.
+    _child: Process,
     port: u16,
 }
 
 impl HttpEverything {
     fn start() -> HttpEverything {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a port").port();
-        let mut child = Command::new("node")
-            .arg(server_entry("server-everything"))
-            .arg("streamableHttp")
-            .env("PORT", port.to_string())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("node starts");
-        for _ in 0..200 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return HttpEverything { child, port };
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("the everything server did not listen on {port} within 10 s");
+        let port = free_port();
+        let child = Process::spawn(
+            Command::new("node")
+                .arg(server_entry("server-everything"))
+                .arg("streamableHttp")
+                .env("PORT", port.to_string())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null()),
+        )
+        .expect("node starts");
+        wait_until_listening(port, "the everything server");
+        HttpEverything { _child: child, port }
     }
 
     fn url(&self) -> String {
         format!("http://127.0.0.1:{}/mcp", self.port)
-    }
-}
-
-impl Drop for HttpEverything {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

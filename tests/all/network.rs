@@ -6,7 +6,7 @@ use crate::common::{self, LoopbackServer};
 use std::time::Duration;
 
 use serde_json::json;
-use toolhost::{Host, HostBuilder, Limits, ToolError};
+use toolhost::{Host, HostBuilder, ToolError};
 
 fn hostile(configure: impl FnOnce(HostBuilder) -> HostBuilder) -> Host {
     let builder = Host::builder().component_file(common::test_guest("hostile")).cache_dir(common::test_cache_dir());
@@ -61,9 +61,7 @@ fn a_host_not_allowed_is_never_reached_and_the_message_names_it() {
 fn a_server_that_never_answers_is_cut_off_at_the_time_limit() {
     let server = LoopbackServer::start(false, Duration::ZERO);
     let host = hostile(|b| {
-        b.allow_http("hostile", "127.0.0.1")
-            .expect("pattern")
-            .limits(Limits { time: Duration::from_millis(500), ..Limits::default() })
+        b.allow_http("hostile", "127.0.0.1").expect("pattern").limits(common::time_limit(Duration::from_millis(500)))
     });
     let error = host.call("http_get", &json!({"url": server.url("127.0.0.1")})).expect_err("no answer");
     assert_eq!(error.kind(), "timed_out", "{error}");

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -16,10 +16,12 @@ use serde_json::json;
 
 use super::http::{Server, call, client, raw};
 use crate::common;
+use crate::process::{Process, free_port};
 
 /// nginx in the foreground, with its files in a folder of its own.
 struct Nginx {
-    child: Child,
+    /// nginx's master process, whose drop ends it and its workers.
+    _master: Process,
     port: u16,
     _folder: tempfile::TempDir,
 }
@@ -45,24 +47,18 @@ impl Nginx {
         std::fs::write(folder.path().join("replicas.conf"), replicas).expect("write");
         std::fs::write(folder.path().join("toolhost.conf"), site).expect("write");
         std::fs::write(folder.path().join("nginx.conf"), main_config(folder.path())).expect("write");
-        let child = Command::new(binary)
-            .arg("-p")
-            .arg(folder.path())
-            .arg("-c")
-            .arg(folder.path().join("nginx.conf"))
-            .args(["-e", &at("error.log")])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("nginx starts");
-        Nginx { child, port, _folder: folder }
-    }
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let master = Process::spawn(
+            Command::new(binary)
+                .arg("-p")
+                .arg(folder.path())
+                .arg("-c")
+                .arg(folder.path().join("nginx.conf"))
+                .args(["-e", &at("error.log")])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null()),
+        )
+        .expect("nginx starts");
+        Nginx { _master: master, port, _folder: folder }
     }
 }
 
@@ -78,11 +74,6 @@ fn main_config(folder: &Path) -> String {
         temp = folder.display(),
         site = at("toolhost.conf"),
     )
-}
-
-/// A port nothing listens on now.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port()
 }
 
 /// Waits (a bounded while) until nginx passes `/health` through.

@@ -87,7 +87,7 @@ fn ready_memory_stays_within_its_bound() {
     assert!(one_instance > 0, "an instance holds some memory: {two:?}");
 
     let bound = one_instance + one_instance / 2;
-    let bounded = hostile_host(Prewarm { memory_bytes: bound, ..Prewarm::default() });
+    let bounded = hostile_host(common::with(Prewarm::default(), |p| p.memory_bytes = bound));
     let state = wait_for(&bounded, |s| s.instances >= 1);
     assert_eq!(state.instances, 1);
     // Give the thread time to try for a second, then check it did not make one.
@@ -100,7 +100,7 @@ fn ready_memory_stays_within_its_bound() {
 
 #[test]
 fn an_idle_component_gives_up_its_instances_and_its_next_call_fills_them_again() {
-    let host = hostile_host(Prewarm { idle: Duration::from_millis(300), ..Prewarm::default() });
+    let host = hostile_host(common::with(Prewarm::default(), |p| p.idle = Duration::from_millis(300)));
     assert_eq!(wait_for(&host, |s| s.instances == 2).instances, 2);
     assert_eq!(wait_for(&host, |s| s.instances == 0).instances, 0, "given up after 300 ms without a call");
     assert_eq!(host.call("count_calls", &json!({})), Ok(json!(1)));
@@ -109,7 +109,7 @@ fn an_idle_component_gives_up_its_instances_and_its_next_call_fills_them_again()
 
 #[test]
 fn without_prewarming_nothing_is_ready_and_calls_are_the_same() {
-    let host = hostile_host(Prewarm { per_component: 0, ..Prewarm::default() });
+    let host = hostile_host(common::with(Prewarm::default(), |p| p.per_component = 0));
     for _ in 0..5 {
         assert_eq!(host.call("count_calls", &json!({})), Ok(json!(1)));
     }

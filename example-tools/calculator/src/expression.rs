@@ -13,7 +13,7 @@
 //! ```
 
 /// Evaluates `text`, or says what is wrong and where (1-based character position).
-pub fn evaluate(text: &str) -> Result<f64, String> {
+pub(crate) fn evaluate(text: &str) -> Result<f64, String> {
     let mut parser = Parser { chars: text.chars().collect(), pos: 0 };
     if parser.chars.iter().all(|c| c.is_whitespace()) {
         return Err("the expression is empty".into());

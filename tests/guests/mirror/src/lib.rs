@@ -1,6 +1,11 @@
 //! Test-only guest: an `echo` that clashes with another guest's, and resource-typed
 //! functions that cannot be tools.
 
+#![allow(
+    missing_docs,
+    reason = "the bindings toolhost_guest::generate! writes have no doc comments: a tool's docs are its WIT's"
+)]
+
 use std::cell::Cell;
 
 use exports::test::mirror::counters::{CounterBorrow, Guest as CountersGuest, GuestCounter};

@@ -1,0 +1,377 @@
+//! [`Host`]: the library's entry point, over every stage of a call. It holds the
+//! loaded plugins as a snapshot (`snapshot.rs`), built and replaced whole by a reload
+//! (`reload.rs`), configured by [`HostBuilder`] (`builder.rs`), and runs each call:
+//! resolve the name, bind the arguments, invoke the tool, return the outcome.
+
+mod builder;
+mod reload;
+mod servers;
+mod snapshot;
+
+use std::sync::{Arc, Mutex};
+
+use arc_swap::ArcSwap;
+use serde_json::Value;
+
+pub use builder::HostBuilder;
+
+use crate::bind::{Arguments, bind};
+use crate::error::{LoadError, ToolError};
+use crate::extract::{ExtractedCall, Extraction, extract};
+use crate::invoke::{Invocation, PrewarmState, Warmer, invoke, invoke_async};
+use crate::load::{Cache, LoadReport};
+use crate::mutex::lock;
+use crate::resolve::{Registry, Resolved, Toolset, ToolsetError};
+use crate::runtime::Runtime;
+use crate::sandbox::{Grants, Limits};
+use crate::tool::{Repair, ToolCall, ToolFormat, ToolSpec};
+use reload::Watcher;
+use snapshot::{Snapshot, Target};
+
+/// A registry of sandboxed tools loaded from WebAssembly components.
+///
+/// ```no_run
+/// use serde_json::json;
+///
+/// let host = toolhost::Host::builder().plugin_dir("target/plugins").build()?;
+/// for tool in host.tools() {
+///     println!("{}: {}", tool.name, tool.description);
+/// }
+/// match host.call("evaluate", &json!({ "expression": "2 * (3 + 4)" })) {
+///     Ok(value) => println!("result: {value}"),
+///     Err(error) => println!("tell the model: {error}"),
+/// }
+/// # Ok::<(), toolhost::LoadError>(())
+/// ```
+///
+/// A `Host` is cheap to clone: clones share the loaded components. Calls may run
+/// from many threads at once; each runs in its own fresh instance.
+#[derive(Clone)]
+pub struct Host {
+    core: Arc<HostCore>,
+    /// The names a toolset restricts this host to, with the registry last derived.
+    toolset: Option<Arc<Toolset>>,
+}
+
+/// What every clone of a host shares: the runtime, the settings it was built with,
+/// the current snapshot of the plugins, and what reloading them needs.
+struct HostCore {
+    runtime: Runtime,
+    /// Prepares instances ahead of their calls and drops used ones.
+    warmer: Warmer,
+    settings: HostBuilder,
+    cache: Option<Cache>,
+    /// Warnings that hold for every load (a cache that cannot be used).
+    standing_warnings: Vec<String>,
+    current: ArcSwap<Snapshot>,
+    /// What starting MCP servers needs.
+    servers: servers::Servers,
+    /// Serialises reloads (a watcher's and explicit ones).
+    reloading: Mutex<()>,
+    listeners: Mutex<Vec<Box<dyn Fn() + Send + Sync>>>,
+    watcher: Mutex<Option<Watcher>>,
+}
+
+/// What a call did: which tool ran (after any repair), what was repaired to run it,
+/// and its outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallOutcome {
+    /// The registered name of the tool that ran, if the name resolved.
+    pub tool: Option<String>,
+    /// The name the model sent, when it was repaired into `tool`.
+    pub repaired_from: Option<String>,
+    /// Everything the host changed to run the call, in order: the name first, then
+    /// the argument text, then keys and values. Empty for a call that was right as sent.
+    pub repairs: Vec<Repair>,
+    /// The tool's result as JSON, or the corrective error.
+    pub result: Result<Value, ToolError>,
+}
+
+impl CallOutcome {
+    /// The outcome of a call whose name did not resolve, or that could not start.
+    fn failed(error: ToolError) -> CallOutcome {
+        CallOutcome { tool: None, repaired_from: None, repairs: Vec::new(), result: Err(error) }
+    }
+
+    /// The outcome of the call of a resolved tool, the name's repair first.
+    fn of(resolved: Resolved, mut repairs: Vec<Repair>, result: Result<Value, ToolError>) -> CallOutcome {
+        if let Some(from) = &resolved.repaired_from {
+            repairs.insert(0, Repair::ToolName { from: from.clone(), to: resolved.name.clone() });
+        }
+        CallOutcome { tool: Some(resolved.name), repaired_from: resolved.repaired_from, repairs, result }
+    }
+}
+
+impl Host {
+    /// Starts configuring a host.
+    pub fn builder() -> HostBuilder {
+        HostBuilder::default()
+    }
+
+    /// Every active tool, sorted by name.
+    pub fn tools(&self) -> Vec<ToolSpec> {
+        self.registry().specs().cloned().collect()
+    }
+
+    /// The active tool registered under exactly `name`.
+    pub fn tool(&self, name: &str) -> Option<ToolSpec> {
+        self.registry().spec(name).cloned()
+    }
+
+    /// The active registry of the current snapshot.
+    fn registry(&self) -> Arc<Registry> {
+        self.registry_in(&self.core.current.load())
+    }
+
+    /// The active registry of `snapshot`: all of it, or this host's toolset of it.
+    fn registry_in(&self, snapshot: &Snapshot) -> Arc<Registry> {
+        match &self.toolset {
+            Some(toolset) => toolset.registry(&snapshot.registry, snapshot.generation),
+            None => snapshot.registry.clone(),
+        }
+    }
+
+    /// A host whose active tools are only `names` (a toolset): resolution, repair,
+    /// hints and the inventory see nothing else. It shares this host's components.
+    /// Each name must be a tool's name or repair to exactly one; a typo fails here,
+    /// with a hint, rather than at the first call.
+    ///
+    /// ```no_run
+    /// # let host = toolhost::Host::builder().plugin_dir("target/plugins").build()?;
+    /// let math = host.toolset(&["evaluate", "gcd"])?;
+    /// assert_eq!(math.tools().len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn toolset<S: AsRef<str>>(&self, names: &[S]) -> Result<Host, ToolsetError> {
+        let snapshot = self.core.current.load();
+        let toolset = Toolset::new(&self.registry_in(&snapshot), snapshot.generation, names)?;
+        Ok(Host { core: self.core.clone(), toolset: Some(Arc::new(toolset)) })
+    }
+
+    /// `value`, a successful result of the tool registered as `tool`, as MCP's
+    /// structured content (see [`ToolSpec::structured_result`]).
+    pub fn structured_result(&self, tool: &str, value: Value) -> Option<Value> {
+        self.registry().spec(tool)?.structured_result(value)
+    }
+
+    /// Every active tool's definition in a model provider's format, as a JSON array.
+    pub fn tool_definitions(&self, format: ToolFormat) -> Value {
+        Value::Array(self.registry().definitions(format))
+    }
+
+    /// How many instances are ready for calls that have not arrived yet, and the
+    /// memory they hold (see [`HostBuilder::prewarm`]).
+    pub fn prewarmed(&self) -> PrewarmState {
+        self.core.warmer.state()
+    }
+
+    /// What the last load or reload did: components loaded (compiled or cached) and warnings.
+    pub fn load_report(&self) -> LoadReport {
+        self.core.current.load().report()
+    }
+
+    /// The grants and limits a component's calls run with, by component name.
+    pub fn component_settings(&self, component: &str) -> Option<(Grants, Limits)> {
+        let snapshot = self.core.current.load();
+        let served = snapshot.components.iter().find(|c| &*c.plugin.name == component)?;
+        Some((served.grants.clone(), served.limits))
+    }
+
+    /// Rescans the plugin folders: new files are loaded, changed ones (or ones whose
+    /// manifest changed) reloaded, removed ones dropped; unchanged ones are kept as
+    /// they are. A file that fails to load leaves its previous version in service.
+    /// The new registry replaces the old one whole; calls already running finish on
+    /// the version they started with. Returns whether anything changed.
+    pub fn reload(&self) -> Result<bool, LoadError> {
+        self.core.reload()
+    }
+
+    /// Calls `listener` after every reload that changed the plugins (e.g. to tell an
+    /// MCP client that the tool list changed).
+    pub fn on_change(&self, listener: impl Fn() + Send + Sync + 'static) {
+        lock(&self.core.listeners).push(Box::new(listener));
+    }
+
+    /// The tool calls a model wrote into its reply text instead of the API's
+    /// tool-call field, in the order written: `<tool_call>` tags, `<|python_tag|>`,
+    /// `[TOOL_CALLS]`, `<function=…>`, ReAct `Action:` lines, or the whole reply as one
+    /// JSON object. Names resolve (and are repaired) as a call's; text in code is an
+    /// example, never a call; what does not resolve is in `rejected`, with the message
+    /// a call would get.
+    ///
+    /// ```no_run
+    /// # let host = toolhost::Host::builder().plugin_dir("target/plugins").build()?;
+    /// let reply = "Sure.\n<tool_call>{\"name\": \"Evaluate\", \"arguments\": {\"expression\": \"6*7\"}}</tool_call>";
+    /// for call in &host.extract_calls(reply).calls {
+    ///     println!("{:?}", host.dispatch_call(call).result); // Ok(42.0)
+    /// }
+    /// # Ok::<(), toolhost::LoadError>(())
+    /// ```
+    pub fn extract_calls(&self, reply: &str) -> Extraction {
+        extract(&self.registry(), reply)
+    }
+
+    /// Runs a call [`Host::extract_calls`] found, as [`Host::dispatch`] would; a
+    /// rejected one comes back as its error, and nothing runs.
+    pub fn dispatch_call(&self, call: &ExtractedCall) -> CallOutcome {
+        if let Some(error) = &call.rejected {
+            let repairs = call.repairs.clone();
+            return CallOutcome { tool: call.tool.clone(), repaired_from: None, repairs, result: Err(error.clone()) };
+        }
+        // The resolved name; a call made by hand without one is resolved as it was written.
+        let tool = call.tool.as_ref().unwrap_or(&call.name);
+        let mut outcome = self.dispatch(tool, &call.arguments);
+        // What reading the call repaired (its name among them) comes first.
+        outcome.repairs.splice(0..0, call.repairs.iter().cloned());
+        if call.name != *tool {
+            outcome.repaired_from = Some(call.name.clone());
+        }
+        outcome
+    }
+
+    /// Runs a call in the shape a provider's API gave it ([`ToolCall::from_json`]):
+    /// arguments that are a string are the argument text the model wrote, read as
+    /// [`Host::dispatch_text`] reads it; none at all are `{}`.
+    pub fn dispatch_tool_call(&self, call: &ToolCall) -> CallOutcome {
+        match &call.arguments {
+            Some(Value::String(text)) => self.dispatch_text(&call.name, text),
+            Some(value) => self.dispatch(&call.name, value),
+            None => self.dispatch(&call.name, &Value::Object(serde_json::Map::new())),
+        }
+    }
+
+    /// Calls a tool by the name a model sent, with the model's arguments.
+    pub fn call(&self, name: &str, arguments: &Value) -> Result<Value, ToolError> {
+        self.dispatch(name, arguments).result
+    }
+
+    /// Calls a tool with the argument text a model produced: strict JSON, or failing
+    /// that, JSON with the usual model slips repaired (see [`Host::dispatch_text`]).
+    pub fn call_text(&self, name: &str, arguments: &str) -> Result<Value, ToolError> {
+        self.dispatch_text(name, arguments).result
+    }
+
+    /// Like [`Host::call`], but also says which tool ran and how the name was repaired.
+    pub fn dispatch(&self, name: &str, arguments: &Value) -> CallOutcome {
+        self.dispatch_with(name, Arguments::Json(arguments))
+    }
+
+    /// Like [`Host::dispatch`], for argument text: parsed strictly, else read
+    /// leniently where the text has one reading (a code fence, single quotes,
+    /// Python's `True`, a stray quote, …); other text is an error quoting where it broke.
+    pub fn dispatch_text(&self, name: &str, arguments: &str) -> CallOutcome {
+        self.dispatch_with(name, Arguments::Text(arguments))
+    }
+
+    /// [`Host::call`] for async code. A component's tool runs on the awaiting task
+    /// itself: its waits in the host are awaited, and its guest code yields to the
+    /// executor at every epoch tick (5 ms), so no executor thread is held longer than
+    /// that, and no call is handed to another thread. (An MCP server's tool is
+    /// called from tokio's blocking pool.) Needs a tokio runtime.
+    pub async fn call_async(&self, name: &str, arguments: Value) -> Result<Value, ToolError> {
+        self.dispatch_async(name, arguments).await.result
+    }
+
+    /// [`Host::dispatch`] for async code (see [`Host::call_async`]).
+    pub async fn dispatch_async(&self, name: &str, arguments: Value) -> CallOutcome {
+        let snapshot = self.core.current.load_full();
+        let registry = self.registry_in(&snapshot);
+        let resolved = match registry.resolve(name) {
+            Ok(resolved) => resolved,
+            Err(error) => return CallOutcome::failed(error),
+        };
+        let mut repairs = Vec::new();
+        let result = match self.prepare(&snapshot, &registry, &resolved, Arguments::Json(&arguments), &mut repairs) {
+            Ok(Step::Component(call, args)) => invoke_async(&self.core.runtime, &call, &args).await,
+            Ok(Step::Server(..)) => return self.dispatch_on_blocking_pool(name, arguments).await,
+            Err(error) => Err(error),
+        };
+        CallOutcome::of(resolved, repairs, result)
+    }
+
+    /// [`Host::dispatch`] on tokio's blocking pool, for calls that block (an MCP server's).
+    async fn dispatch_on_blocking_pool(&self, name: &str, arguments: Value) -> CallOutcome {
+        let host = self.clone();
+        let owned_name = name.to_string();
+        match tokio::task::spawn_blocking(move || host.dispatch(&owned_name, &arguments)).await {
+            Ok(outcome) => outcome,
+            Err(join_error) => CallOutcome::failed(ToolError::Unavailable {
+                tool: name.to_string(),
+                reason: format!("the call did not finish: {join_error}"),
+            }),
+        }
+    }
+
+    fn dispatch_with(&self, name: &str, arguments: Arguments<'_>) -> CallOutcome {
+        // One snapshot for the whole call: a reload meanwhile does not affect it.
+        let snapshot = self.core.current.load_full();
+        let registry = self.registry_in(&snapshot);
+        let resolved = match registry.resolve(name) {
+            Ok(resolved) => resolved,
+            Err(error) => return CallOutcome::failed(error),
+        };
+        let mut repairs = Vec::new();
+        let result = self.run(&snapshot, &registry, &resolved, arguments, &mut repairs);
+        CallOutcome::of(resolved, repairs, result)
+    }
+
+    /// Binds the arguments to the resolved tool and invokes it.
+    fn run(
+        &self,
+        snapshot: &Snapshot,
+        registry: &Registry,
+        resolved: &Resolved,
+        arguments: Arguments<'_>,
+        repairs: &mut Vec<Repair>,
+    ) -> Result<Value, ToolError> {
+        match self.prepare(snapshot, registry, resolved, arguments, repairs)? {
+            Step::Component(call, args) => invoke(&self.core.runtime, &call, &args),
+            #[cfg(feature = "mcp-servers")]
+            Step::Server(server, index) => servers::call(server, index, &resolved.name, arguments, repairs),
+            #[cfg(not(feature = "mcp-servers"))]
+            Step::Server(..) => unreachable!("no server is served without the feature"),
+        }
+    }
+
+    /// What running the resolved tool takes: a component's function with its bound
+    /// arguments, or a server's tool (which binds them itself).
+    fn prepare<'s>(
+        &self,
+        snapshot: &'s Snapshot,
+        registry: &'s Registry,
+        resolved: &'s Resolved,
+        arguments: Arguments<'_>,
+        repairs: &mut Vec<Repair>,
+    ) -> Result<Step<'s>, ToolError> {
+        let unavailable = |reason: &str| ToolError::Unavailable { tool: resolved.name.clone(), reason: reason.into() };
+        let (served, found, function) = match snapshot.target(resolved.tool) {
+            Some(Target::Component(served, found)) => match found.spec.wit_function() {
+                Some(function) => (served, found, function),
+                // Introspection makes every found tool a function's; never otherwise.
+                None => return Err(unavailable("it is not a component's function")),
+            },
+            Some(Target::Server(server, index)) => return Ok(Step::Server(server, index)),
+            None => return Err(unavailable("it is not in the plugins this call started with")),
+        };
+        let spec = registry.spec(&resolved.name).unwrap_or(&found.spec);
+        let args = bind(spec, function, arguments, repairs)?;
+        let call = Invocation {
+            tool: &resolved.name,
+            component: &served.plugin.name,
+            warm: &served.warm,
+            export: &found.export,
+            result: function.result.as_ref(),
+            limits: &served.limits,
+        };
+        Ok(Step::Component(call, args))
+    }
+}
+
+/// How a resolved call runs (see [`Host::prepare`]).
+enum Step<'s> {
+    /// A component's function, with its arguments bound.
+    Component(Invocation<'s>, Vec<wasmtime::component::Val>),
+    /// A server's tool, and its index among the server's tools.
+    #[cfg_attr(not(feature = "mcp-servers"), allow(dead_code))]
+    Server(&'s servers::ServedServer, usize),
+}

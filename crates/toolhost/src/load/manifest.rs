@@ -1,0 +1,423 @@
+//! The optional manifest beside a component (`<name>.toml` next to `<name>.wasm`):
+//! what the component is granted and the limits it runs under.
+//!
+//! ```toml
+//! [limits]
+//! time_ms = 2000        # wall-clock time per call
+//! memory_mb = 64        # linear memory per instance
+//! output_kb = 64        # captured stdout / stderr kept per call
+//! result_kb = 1024      # size of the returned JSON
+//!
+//! [[dirs]]
+//! host = "data"         # relative to the manifest's folder, or absolute
+//! guest = "/workspace"  # where the tool sees it
+//! read_only = true      # default: true
+//!
+//! [env]
+//! UNITS = "metric"      # environment variables the tool sees
+//!
+//! [network]             # hosts HTTP requests may go to (nothing else is reachable)
+//! allow = ["api.example.com", "*.example.org", "127.0.0.1:8080"]
+//!
+//! hide = ["init"]       # exports that are toolchain plumbing, not tools
+//!
+//! [tools.greet]         # a tool's description, for toolchains that drop WIT docs
+//! title = "Greeter"     # a human-readable name (else made from the tool's name)
+//! description = "Greets someone by name."
+//! params = { name = "who to greet" }
+//! idempotent = true     # hints that only narrow what the grants allow
+//! destructive = false
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::MAX_MANIFEST_BYTES;
+use super::introspect::FoundTool;
+use crate::sandbox::{DirGrant, Grants, HttpHostPattern, Limits};
+use crate::sys::{ReadError, read_regular_file};
+use crate::tool::names::{NameMatch, match_name, python_list};
+use crate::tool::{ToolOrigin, ToolSpec};
+
+/// A component's manifest, as written.
+#[derive(Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Manifest {
+    /// Limit overrides; absent fields keep the host's defaults.
+    #[serde(default)]
+    pub(crate) limits: LimitOverrides,
+    /// Directories granted.
+    #[serde(default)]
+    pub(crate) dirs: Vec<DirEntry>,
+    /// Environment variables granted, with their values.
+    #[serde(default)]
+    pub(crate) env: std::collections::BTreeMap<String, String>,
+    /// Network access granted.
+    #[serde(default)]
+    pub(crate) network: NetworkEntry,
+    /// Exported functions or interfaces that are not tools (toolchain plumbing).
+    #[serde(default)]
+    pub(crate) hide: Vec<String>,
+    /// Descriptions by tool name (snake_case or WIT spelling); they win over WIT docs.
+    #[serde(default)]
+    pub(crate) tools: std::collections::BTreeMap<String, ToolDocs>,
+}
+
+/// A tool's description in a manifest.
+#[derive(Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ToolDocs {
+    /// A human-readable name, instead of one made from the tool's name.
+    pub(crate) title: Option<String>,
+    /// What the tool does.
+    pub(crate) description: Option<String>,
+    /// That calling it twice with the same arguments changes nothing more (a claim
+    /// that can only narrow its grants' hints).
+    pub(crate) idempotent: Option<bool>,
+    /// That what it changes is never destroyed (`false`; only narrows).
+    pub(crate) destructive: Option<bool>,
+    /// What each parameter means, by name.
+    #[serde(default)]
+    pub(crate) params: std::collections::BTreeMap<String, String>,
+}
+
+impl ToolDocs {
+    /// Puts these descriptions on `spec` (the tool `[tools.KEY]` named); a parameter
+    /// note that names no parameter, or several, is a warning.
+    fn apply(&self, component: &str, key: &str, spec: &mut ToolSpec, warnings: &mut Vec<String>) {
+        if let Some(description) = &self.description {
+            spec.description = description.clone();
+        }
+        if let Some(title) = &self.title {
+            spec.title = title.clone();
+        }
+        // Claims: the host narrows the grants' hints with them (see `ToolAnnotations`).
+        spec.annotations.idempotent = self.idempotent.unwrap_or(spec.annotations.idempotent);
+        spec.annotations.destructive = self.destructive.unwrap_or(spec.annotations.destructive);
+        // A manifest describes a component's functions: every spec it is applied to has one.
+        let ToolOrigin::Component(function) = &mut spec.origin else { return };
+        let names: Vec<&str> = function.params.iter().map(|p| p.name.as_str()).collect();
+        let mut notes = Vec::new();
+        for (param, text) in &self.params {
+            match match_name(names.iter().copied(), param) {
+                NameMatch::One(i) => notes.push((i, text.clone())),
+                unmatched => {
+                    let entry = format!("[tools.{key}] note for parameter '{param}'");
+                    warnings.push(unmatched_entry(component, &entry, &names, unmatched));
+                }
+            }
+        }
+        for (i, text) in notes {
+            function.params[i].description = Some(text);
+        }
+    }
+}
+
+/// What a manifest is applied to: anything that holds a tool's spec.
+pub(crate) trait HasSpec {
+    /// The spec.
+    fn spec(&self) -> &ToolSpec;
+    /// The spec, to change.
+    fn spec_mut(&mut self) -> &mut ToolSpec;
+}
+
+impl HasSpec for FoundTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+    fn spec_mut(&mut self) -> &mut ToolSpec {
+        &mut self.spec
+    }
+}
+
+impl HasSpec for ToolSpec {
+    fn spec(&self) -> &ToolSpec {
+        self
+    }
+    fn spec_mut(&mut self) -> &mut ToolSpec {
+        self
+    }
+}
+
+/// The WIT name of a component's function (a manifest names functions by it).
+fn wit_name(spec: &ToolSpec) -> &str {
+    spec.wit_function().map_or(spec.name.as_str(), |function| function.wit_name.as_str())
+}
+
+/// The exported interface a component's function sits in, if any.
+fn interface(spec: &ToolSpec) -> Option<&str> {
+    spec.wit_function()?.interface.as_deref()
+}
+
+/// The warning for a manifest entry that names no tool (or parameter), or several.
+fn unmatched_entry(component: &str, entry: &str, names: &[&str], found: NameMatch<usize>) -> String {
+    let what = match found {
+        NameMatch::Several(several) => {
+            let several: Vec<&str> = several.into_iter().map(|i| names[i]).collect();
+            format!("matches several: {}", python_list(&several))
+        }
+        _ => format!("names none of {}", python_list(names)),
+    };
+    format!("{component}: its manifest's {entry} {what}, so it was not applied")
+}
+
+/// Limits a manifest may override.
+#[derive(Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LimitOverrides {
+    /// Wall-clock time per call, in milliseconds.
+    pub(crate) time_ms: Option<u64>,
+    /// Linear memory per instance, in MiB.
+    pub(crate) memory_mb: Option<u64>,
+    /// Captured output kept per stream, in KiB.
+    pub(crate) output_kb: Option<usize>,
+    /// Result size, in KiB.
+    pub(crate) result_kb: Option<usize>,
+}
+
+/// The network section of a manifest.
+#[derive(Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NetworkEntry {
+    /// Host patterns HTTP requests may go to.
+    #[serde(default)]
+    pub(crate) allow: Vec<HttpHostPattern>,
+}
+
+/// One directory grant in a manifest.
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DirEntry {
+    /// The host directory, relative to the manifest's folder or absolute.
+    pub(crate) host: PathBuf,
+    /// Where the guest sees it.
+    pub(crate) guest: String,
+    /// Whether the guest may only read (the default).
+    #[serde(default = "yes")]
+    pub(crate) read_only: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The manifest path for a component file: same name, `.toml`.
+pub(crate) fn path_for(component: &Path) -> PathBuf {
+    component.with_extension("toml")
+}
+
+/// A manifest that cannot be used: the component is not loaded rather than run with
+/// the wrong grants.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ManifestError {
+    /// The file exists but cannot be read (or is not a regular file, or is too large).
+    #[error("cannot read its manifest {}: {error}", .path.display())]
+    Read {
+        /// The manifest.
+        path: PathBuf,
+        /// Why it cannot be read.
+        error: ReadError,
+    },
+    /// The file is not a valid manifest (bad TOML, an unknown key, a bad value).
+    #[error("its manifest {} is invalid: {message}", .path.display())]
+    Invalid {
+        /// The manifest.
+        path: PathBuf,
+        /// What is wrong, and where.
+        message: String,
+    },
+}
+
+impl Manifest {
+    /// Reads the manifest beside `component`; `Ok(None)` when there is none.
+    pub(crate) fn read_beside(component: &Path) -> Result<Option<Manifest>, ManifestError> {
+        let path = path_for(component);
+        let bytes = match read_regular_file(&path, MAX_MANIFEST_BYTES) {
+            Ok(bytes) => bytes,
+            Err(error) if error.is_not_found() => return Ok(None),
+            Err(error) => return Err(ManifestError::Read { path, error }),
+        };
+        Manifest::parse(&path, &bytes).map(Some)
+    }
+
+    /// Reads a manifest's bytes; `path` is named in the error.
+    pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Manifest, ManifestError> {
+        let invalid = |message: String| ManifestError::Invalid { path: path.to_path_buf(), message };
+        let text = std::str::from_utf8(bytes).map_err(|_| invalid("it is not UTF-8 text".into()))?;
+        toml::from_str(text).map_err(|error| invalid(error.message().to_string()))
+    }
+
+    /// Applies the manifest's limits over `base`.
+    pub(crate) fn limits(&self, base: Limits) -> Limits {
+        let o = &self.limits;
+        Limits {
+            time: o.time_ms.map_or(base.time, Duration::from_millis),
+            memory_bytes: o.memory_mb.map_or(base.memory_bytes, |mb| mb << 20),
+            output_bytes: o.output_kb.map_or(base.output_bytes, |kb| kb << 10),
+            result_bytes: o.result_kb.map_or(base.result_bytes, |kb| kb << 10),
+        }
+    }
+
+    /// Applies `hide` and the `tools` descriptions to the tools of `component`; each
+    /// entry must name exactly one of them (see `tool::names::match_name`), and one
+    /// that does not is a warning, not a guess.
+    pub(crate) fn apply_to<T: HasSpec>(&self, component: &str, tools: &mut Vec<T>) -> Vec<String> {
+        let mut warnings = Vec::new();
+        let hidden = self.hidden(component, &tools.iter().map(HasSpec::spec).collect::<Vec<_>>(), &mut warnings);
+        let mut index = 0;
+        tools.retain(|_| {
+            index += 1;
+            !hidden[index - 1]
+        });
+        for (key, docs) in &self.tools {
+            let names: Vec<&str> = tools.iter().map(|t| wit_name(t.spec())).collect();
+            match match_name(names.iter().copied(), key) {
+                NameMatch::One(i) => docs.apply(component, key, tools[i].spec_mut(), &mut warnings),
+                unmatched => warnings.push(unmatched_entry(component, &format!("[tools.{key}]"), &names, unmatched)),
+            }
+        }
+        warnings
+    }
+
+    /// Which of `specs` the `hide` list names, by function or by exported interface.
+    fn hidden(&self, component: &str, specs: &[&ToolSpec], warnings: &mut Vec<String>) -> Vec<bool> {
+        let mut names: Vec<&str> = specs.iter().map(|s| wit_name(s)).collect();
+        names.extend(specs.iter().filter_map(|s| interface(s)));
+        names.sort_unstable();
+        names.dedup();
+        let mut hidden = vec![false; specs.len()];
+        for entry in &self.hide {
+            let name = match match_name(names.iter().copied(), entry) {
+                NameMatch::One(i) => names[i],
+                unmatched => {
+                    warnings.push(unmatched_entry(component, &format!("hide entry '{entry}'"), &names, unmatched));
+                    continue;
+                }
+            };
+            for (spec, hide) in specs.iter().zip(&mut hidden) {
+                *hide |= wit_name(spec) == name || interface(spec) == Some(name);
+            }
+        }
+        hidden
+    }
+
+    /// The grants, with relative host paths taken from `folder` (the manifest's folder).
+    pub(crate) fn grants(&self, folder: &Path) -> Grants {
+        Grants {
+            dirs: self
+                .dirs
+                .iter()
+                .map(|d| DirGrant {
+                    host_path: folder.join(&d.host),
+                    guest_path: d.guest.clone(),
+                    read_only: d.read_only,
+                })
+                .collect(),
+            env: self.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            http_hosts: self.network.allow.iter().cloned().collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_manifest_parses_and_applies() {
+        let manifest: Manifest = toml::from_str(
+            "[limits]\ntime_ms = 250\nmemory_mb = 8\n[[dirs]]\nhost = \"data\"\nguest = \"/workspace\"\n[env]\nA = \"1\"\n",
+        )
+        .expect("valid");
+        let limits = manifest.limits(Limits::default());
+        assert_eq!(limits.time, Duration::from_millis(250));
+        assert_eq!(limits.memory_bytes, 8 << 20);
+        assert_eq!(limits.output_bytes, Limits::default().output_bytes);
+        let grants = manifest.grants(Path::new("/plugins"));
+        assert_eq!(
+            grants.dirs,
+            [DirGrant { host_path: "/plugins/data".into(), guest_path: "/workspace".into(), read_only: true }]
+        );
+        assert_eq!(grants.env, [("A".to_string(), "1".to_string())]);
+        assert!(grants.http_hosts.is_empty());
+    }
+
+    #[test]
+    fn network_allow_patterns_are_checked_when_read() {
+        let folder = tempfile::tempdir().expect("temp dir");
+        let component = folder.path().join("tool.wasm");
+        std::fs::write(path_for(&component), "[network]\nallow = [\"*.example.com\", \"127.0.0.1:8080\"]\n")
+            .expect("write");
+        let manifest = Manifest::read_beside(&component).expect("valid").expect("present");
+        let grants = manifest.grants(folder.path());
+        assert!(grants.http_hosts[0].matches("api.example.com", Some(443)));
+        assert!(grants.http_hosts[1].matches("127.0.0.1", Some(8080)));
+
+        std::fs::write(path_for(&component), "[network]\nallow = [\"https://example.com\"]\n").expect("write");
+        let error = Manifest::read_beside(&component).expect_err("a URL is not a host pattern").to_string();
+        assert!(error.contains("'https://example.com' is not a host pattern"), "{error}");
+    }
+
+    #[test]
+    fn a_misspelt_key_is_an_error() {
+        let error = toml::from_str::<Manifest>("[limits]\ntime = 5\n").expect_err("unknown key");
+        assert!(error.message().contains("unknown field `time`"), "{}", error.message());
+    }
+
+    fn spec(wit_name: &str, interface: Option<&str>, params: &[&str]) -> ToolSpec {
+        let params = params
+            .iter()
+            .map(|p| crate::tool::ParamSpec { name: (*p).into(), ty: crate::tool::WitType::String, description: None })
+            .collect();
+        let function = crate::tool::WitFunction {
+            interface: interface.map(Into::into),
+            ..crate::tool::WitFunction::new(wit_name, params, None)
+        };
+        ToolSpec::for_function("weather", function)
+    }
+
+    #[test]
+    fn a_description_goes_to_the_one_tool_and_parameter_it_names() {
+        let manifest: Manifest = toml::from_str(
+            "[tools.Get_Weather]\ndescription = \"Today's weather.\"\nparams = { City = \"where\", ab-c = \"?\" }\n",
+        )
+        .expect("valid");
+        let mut weather = spec("get-weather", None, &["city", "ab_c", "a_bc"]);
+        let mut warnings = Vec::new();
+        manifest.tools["Get_Weather"].apply("weather", "Get_Weather", &mut weather, &mut warnings);
+        assert_eq!(weather.description, "Today's weather.");
+        let params = &weather.wit_function().expect("a component's tool").params;
+        assert_eq!(params[0].description.as_deref(), Some("where"));
+        // `ab-c` is `ab_c` spelt with the other separator, not a guess between the two.
+        assert_eq!(params[1].description.as_deref(), Some("?"));
+        assert_eq!(params[2].description, None);
+        assert_eq!(warnings, Vec::<String>::new());
+    }
+
+    #[test]
+    fn an_entry_naming_several_tools_or_none_is_a_warning_not_a_guess() {
+        let manifest: Manifest = toml::from_str("hide = [\"abc\", \"nothing\", \"Exports\"]\n").expect("valid");
+        let specs = [spec("ab-c", None, &[]), spec("a-bc", None, &[]), spec("init", Some("exports"), &[])];
+        let mut warnings = Vec::new();
+        let hidden = manifest.hidden("weather", &specs.iter().collect::<Vec<_>>(), &mut warnings);
+        assert_eq!(hidden, [false, false, true]);
+        assert_eq!(
+            warnings,
+            [
+                "weather: its manifest's hide entry 'abc' matches several: ['a-bc', 'ab-c'], so it was not applied",
+                "weather: its manifest's hide entry 'nothing' names none of ['a-bc', 'ab-c', 'exports', 'init'], so it was not applied",
+            ]
+        );
+
+        let mut docs = ToolDocs::default();
+        docs.params.insert("town".into(), "where".into());
+        let mut weather = spec("get-weather", None, &["city"]);
+        docs.apply("weather", "get_weather", &mut weather, &mut warnings);
+        assert_eq!(
+            warnings[2],
+            "weather: its manifest's [tools.get_weather] note for parameter 'town' names none of ['city'], so it was not applied"
+        );
+    }
+}

@@ -1,0 +1,159 @@
+//! Loading: files → components ready to serve calls. A plugin folder is scanned
+//! (`folder.rs`); each file is read, checked, compiled through the cache (`cache.rs`)
+//! on a worker per core (`workers.rs`), linked, and introspected into tool specs
+//! (`introspect.rs` over `types.rs`, with descriptions from the embedded WIT docs,
+//! `docs.rs`, and from the manifest beside it, `manifest.rs`); a component pulled from
+//! a registry must first match the folder's lock file (`lockfile.rs`). A file that
+//! cannot be loaded becomes a warning in the report (`report.rs`), never a reason to stop.
+
+mod cache;
+mod docs;
+mod folder;
+mod introspect;
+mod lockfile;
+mod manifest;
+mod report;
+mod types;
+mod workers;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use wasmtime::component::{Component, InstancePre};
+
+pub(crate) use cache::{Cache, CacheError, default_dir};
+#[cfg(feature = "mcp-servers")]
+pub(crate) use folder::SERVER_SUFFIX;
+pub(crate) use folder::{Version, fingerprint, plugin_files, server_fingerprint};
+pub(crate) use introspect::FoundTool;
+#[cfg(feature = "oci")]
+pub(crate) use lockfile::{Entry as LockEntry, entries_in as lock_entries, record as record_lock_entry, sha256_digest};
+pub(crate) use manifest::Manifest;
+#[cfg(feature = "oci")]
+pub(crate) use manifest::path_for as manifest_path_for;
+pub use report::{ComponentReport, LoadReport, Provenance};
+pub(crate) use workers::{Progress, load_all};
+
+use crate::error::LoadError;
+use crate::runtime::Runtime;
+use crate::sandbox::CallState;
+use crate::sys::{self, ReadError};
+
+/// The largest component file loaded unless the builder says otherwise: 256 MiB (the
+/// example Python tool, which carries its interpreter, is 18 MiB).
+pub(crate) const DEFAULT_MAX_COMPONENT_BYTES: u64 = 256 << 20;
+
+/// The largest manifest read: a manifest is a few lines of TOML.
+pub(crate) const MAX_MANIFEST_BYTES: u64 = 1 << 20;
+
+/// A component from a plugin folder, linked and introspected: ready to serve calls.
+pub(crate) struct Plugin {
+    /// Its name: the file name without `.wasm`.
+    pub(crate) name: Arc<str>,
+    /// Linked once, instantiated per call.
+    pub(crate) pre: InstancePre<CallState>,
+    /// Its tools.
+    pub(crate) tools: Vec<FoundTool>,
+    /// The manifest beside it, if any.
+    pub(crate) manifest: Option<Manifest>,
+    /// The folder it was loaded from (relative manifest paths start there).
+    pub(crate) folder: PathBuf,
+}
+
+/// One file loaded: the plugin, what loading it did, and the warnings about it.
+pub(crate) struct LoadedFile {
+    pub(crate) plugin: Plugin,
+    pub(crate) report: ComponentReport,
+    pub(crate) warnings: Vec<String>,
+}
+
+/// Loads one component file of at most `max_bytes`: read, check, compile (or take
+/// from `cache`), link, introspect, and apply its manifest.
+pub(crate) fn load_file(
+    runtime: &Runtime,
+    path: &Path,
+    cache: Option<&Cache>,
+    max_bytes: u64,
+) -> Result<LoadedFile, LoadError> {
+    let started = Instant::now();
+    let bad = |reason: String| LoadError::Component { path: path.to_path_buf(), reason };
+    let bytes = sys::read_regular_file(path, max_bytes).map_err(|error| unreadable(path, error))?;
+    let refused =
+        |error: lockfile::LockError| LoadError::Locked { path: path.to_path_buf(), reason: error.to_string() };
+    let locked = lockfile::entry_for(path).map_err(refused)?;
+    if let Some(locked) = &locked {
+        locked.verify(path, &bytes).map_err(refused)?;
+    }
+    check_is_component(&bytes).map_err(|reason| bad(reason.to_string()))?;
+    let manifest = Manifest::read_beside(path).map_err(|error| bad(error.to_string()))?;
+
+    let engine = runtime.engine();
+    let cached = cache.and_then(|cache| cache.load(engine, &bytes));
+    let compiled = cached.is_none();
+    let component = match cached {
+        Some(component) => component,
+        None => compile(engine, &bytes, cache).map_err(|e| bad(format!("not a valid component: {e}")))?,
+    };
+    let pre = runtime.prepare(&component).map_err(|e| bad(format!("cannot be linked: {e}")))?;
+
+    let name: Arc<str> = path.file_stem().map_or("component".into(), |s| s.to_string_lossy().into());
+    let mut found = introspect::introspect(engine, &name, &component, &docs::ComponentDocs::read(&bytes));
+    if let Some(manifest) = &manifest {
+        found.warnings.extend(manifest.apply_to(&name, &mut found.tools));
+    }
+    if found.tools.is_empty() {
+        return Err(bad("exports no function usable as a tool".to_string()));
+    }
+    let report = ComponentReport {
+        name: name.to_string(),
+        path: path.to_path_buf(),
+        tools: found.tools.len(),
+        compiled,
+        elapsed: started.elapsed(),
+        provenance: match locked {
+            Some(entry) => Provenance::Pulled { reference: entry.reference, signed_by: entry.signed_by },
+            None => Provenance::Local,
+        },
+    };
+    let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let plugin = Plugin { name, pre, tools: found.tools, manifest, folder };
+    Ok(LoadedFile { plugin, report, warnings: found.warnings })
+}
+
+/// The load error for a file that could not be read (or was not read: it is not a
+/// regular file, or it is too large).
+pub(crate) fn unreadable(path: &Path, error: ReadError) -> LoadError {
+    match error {
+        ReadError::Io(error) => LoadError::Read { path: path.to_path_buf(), error },
+        other => LoadError::Component { path: path.to_path_buf(), reason: format!("cannot read it: {other}") },
+    }
+}
+
+/// Compiles a component, and keeps the compiled form in the cache when there is one.
+fn compile(engine: &wasmtime::Engine, bytes: &[u8], cache: Option<&Cache>) -> wasmtime::Result<Component> {
+    let component = Component::new(engine, bytes)?;
+    if let Some(cache) = cache {
+        match component.serialize() {
+            Ok(compiled) => cache.store(bytes, &compiled),
+            Err(error) => tracing::warn!("cannot serialise a compiled component for the cache: {error}"),
+        }
+    }
+    Ok(component)
+}
+
+/// Says what a file is when it is not a component, in words a tool author understands.
+fn check_is_component(bytes: &[u8]) -> Result<(), &'static str> {
+    const MAGIC: &[u8] = b"\0asm";
+    if bytes.is_empty() {
+        return Err("the file is empty");
+    }
+    if !bytes.starts_with(MAGIC) || bytes.len() < 8 {
+        return Err("not a WebAssembly file");
+    }
+    if wasmparser::Parser::is_core_wasm(bytes) {
+        return Err("a core WebAssembly module, not a component: build it for wasm32-wasip2 \
+             (or wrap it with `wasm-tools component new`)");
+    }
+    Ok(())
+}

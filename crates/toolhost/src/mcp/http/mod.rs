@@ -1,0 +1,244 @@
+//! MCP over streamable HTTP (cargo feature `http`): rmcp's streamable HTTP service at
+//! `/mcp` — stateless for the current revision (2026-07-28), with sessions for the
+//! older ones (2025-06-18, 2025-11-25) — and `/health` for load balancers, behind
+//! the guards in `guard.rs` (a bearer token, a bounded queue of requests) and rmcp's
+//! own (Host and Origin checks, a request-body limit), on the connections of
+//! `listener.rs` (header, body and write timeouts; a graceful shutdown).
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use toolhost::mcp::http::{HttpOptions, HttpServer};
+//!
+//! let options = HttpOptions::new("127.0.0.1:8080".parse()?);
+//! let server = HttpServer::bind(options).await?;
+//! let host = async { toolhost::Host::builder().plugin_dir("plugins").build() };
+//! server.serve(host, async { let _ = tokio::signal::ctrl_c().await; }).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+mod guard;
+mod listener;
+
+use std::net::SocketAddr;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use axum::Router;
+use axum::routing::get;
+use rmcp::transport::streamable_http_server::session::SessionManager;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use super::{McpServer, ServeError};
+use crate::error::LoadError;
+use crate::host::Host;
+use guard::Guards;
+
+/// How an HTTP server listens, whom it lets in, and how much it takes at once.
+/// Start from [`HttpOptions::new`] and set fields.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// Where to listen.
+    pub addr: SocketAddr,
+    /// The bearer token every MCP request must carry (`Authorization: Bearer …`);
+    /// `None` lets anyone in, which [`HttpServer::bind`] refuses on an address other
+    /// than loopback unless `allow_unauthenticated` is set.
+    pub token: Option<String>,
+    /// Serve a non-loopback address without a token all the same.
+    pub allow_unauthenticated: bool,
+    /// Host names (or `host:port`) a request's `Host` header may name, besides
+    /// `localhost`, `127.0.0.1` and `::1` (DNS-rebinding protection).
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins (`https://app.example.com`, `http://localhost:*`) a request's
+    /// `Origin` header may name, besides loopback ones; requests without one pass.
+    pub allowed_origins: Vec<String>,
+    /// The largest request body, in bytes; a larger one gets 413 (default 4 MiB).
+    pub max_body_bytes: usize,
+    /// MCP requests handled at once (default: twice the cores).
+    pub max_concurrent_requests: usize,
+    /// MCP requests that may wait for a turn; more get 503 (default 512).
+    pub max_queued_requests: usize,
+    /// How long a request may wait for a turn before it gets 503 (default 10 s).
+    pub queue_timeout: Duration,
+    /// How long a client may take to send a request's headers, or its body, and how
+    /// long a write to a client that stopped reading may wait (default 30 s).
+    pub io_timeout: Duration,
+    /// Connections held at once; more are closed as they arrive (default 10,000).
+    pub max_connections: usize,
+    /// How long a shutdown waits for the requests in flight (default 30 s).
+    pub shutdown_timeout: Duration,
+    /// How long, once told to stop, the server goes on answering requests on the
+    /// connections it has open, closing each after its answer, before it closes the
+    /// idle ones (default 1 s): a load balancer that keeps connections open learns
+    /// from the closed socket and the closing answers to send elsewhere, instead of
+    /// sending a request down a connection as it closes.
+    pub drain: Duration,
+}
+
+impl HttpOptions {
+    /// The defaults, listening on `addr`, with no token.
+    pub fn new(addr: SocketAddr) -> HttpOptions {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        HttpOptions {
+            addr,
+            token: None,
+            allow_unauthenticated: false,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            max_body_bytes: 4 << 20,
+            max_concurrent_requests: 2 * cores,
+            max_queued_requests: 512,
+            queue_timeout: Duration::from_secs(10),
+            io_timeout: Duration::from_secs(30),
+            max_connections: 10_000,
+            shutdown_timeout: Duration::from_secs(30),
+            drain: Duration::from_secs(1),
+        }
+    }
+}
+
+/// An MCP server bound to its address, ready to serve.
+pub struct HttpServer {
+    listener: TcpListener,
+    options: HttpOptions,
+}
+
+/// The host, once it has loaded: until then `/health` says 503.
+type Ready = Arc<OnceLock<Host>>;
+
+impl HttpServer {
+    /// Binds `options.addr`. Refuses to serve an address other than loopback
+    /// without a token (unless `allow_unauthenticated`), and an empty token.
+    pub async fn bind(options: HttpOptions) -> Result<HttpServer, ServeError> {
+        check_access(&options)?;
+        crate::sys::raise_open_file_limit();
+        let listener = TcpListener::bind(options.addr)
+            .await
+            .map_err(|e| ServeError(format!("cannot listen on {}: {e}", options.addr)))?;
+        Ok(HttpServer { listener, options })
+    }
+
+    /// The address it listens on (with the port the system chose, for port 0).
+    pub fn local_addr(&self) -> Result<SocketAddr, ServeError> {
+        self.listener.local_addr().map_err(|e| ServeError(format!("cannot read the listening address: {e}")))
+    }
+
+    /// Serves until `shutdown` resolves, then drains (see [`HttpOptions::drain`]),
+    /// finishes the requests in flight (up to `shutdown_timeout`) and returns. `host`
+    /// may still be loading: until it has, `/health` answers 503 and MCP requests get
+    /// 503 with `Retry-After`.
+    pub async fn serve(
+        self,
+        host: impl Future<Output = Result<Host, LoadError>> + Send + 'static,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<(), ServeError> {
+        let ready: Ready = Arc::new(OnceLock::new());
+        let loading = tokio::spawn(load_into(host, ready.clone()));
+        let sessions = Arc::new(LocalSessionManager::default());
+        let stopped = CancellationToken::new();
+        let guards = Arc::new(Guards::new(&self.options, ready.clone()));
+        let app = router(&self.options, ready, guards.clone(), sessions.clone(), stopped.clone());
+        let connections = listener::Connections::new(&self.options);
+        // Accepting stops, and the socket closes: new connections are refused at once,
+        // so a load balancer sends them to another replica.
+        let outcome = connections.accept(self.listener, app, shutdown).await;
+        loading.abort();
+        // Requests that come on open connections are still answered, each answer
+        // closing its connection; /health says 503.
+        guards.stop_keeping_alive();
+        tokio::time::sleep(self.options.drain.min(self.options.shutdown_timeout)).await;
+        let closed = connections.close(self.options.shutdown_timeout);
+        guards.drain(self.options.shutdown_timeout).await;
+        // Session clients' event streams end with their sessions; rmcp's own tasks,
+        // which a stateless request still needs, are stopped only once every
+        // connection has closed.
+        end_sessions(&sessions).await;
+        closed.await;
+        stopped.cancel();
+        outcome
+    }
+}
+
+/// Refuses the settings that would expose tools to anyone.
+fn check_access(options: &HttpOptions) -> Result<(), ServeError> {
+    if options.token.as_deref().is_some_and(|token| token.trim().is_empty()) {
+        return Err(ServeError("the token is empty: give a token of some length, or none".into()));
+    }
+    if options.token.is_none() && !options.addr.ip().is_loopback() && !options.allow_unauthenticated {
+        return Err(ServeError(format!(
+            "refusing to serve {} without a token: anyone who can reach it could run the tools. Set one with \
+             --token-file FILE or TOOLHOST_TOKEN (clients send `Authorization: Bearer <token>`), serve a loopback \
+             address, or pass --allow-unauthenticated if something in front of it checks access",
+            options.addr
+        )));
+    }
+    Ok(())
+}
+
+/// Waits for the host to load, then makes it the one requests are served by.
+async fn load_into(host: impl Future<Output = Result<Host, LoadError>>, ready: Ready) {
+    match host.await {
+        Ok(host) => {
+            let _ = ready.set(host);
+            tracing::info!("plugins loaded; serving MCP over HTTP");
+        }
+        // Without a host there is nothing to serve: /health keeps saying so.
+        Err(error) => tracing::error!("the plugins could not be loaded, so no tools are served: {error}"),
+    }
+}
+
+/// Ends every session of the older revisions, and with it its event stream.
+async fn end_sessions(sessions: &LocalSessionManager) {
+    let ids: Vec<_> = sessions.sessions.read().await.keys().cloned().collect();
+    for id in ids {
+        if let Err(error) = sessions.close_session(&id).await {
+            tracing::debug!("session {id} did not close cleanly: {error}");
+        }
+    }
+}
+
+/// `/health`, and `/mcp` behind the guards.
+fn router(
+    options: &HttpOptions,
+    ready: Ready,
+    guards: Arc<Guards>,
+    sessions: Arc<LocalSessionManager>,
+    stopped: CancellationToken,
+) -> Router {
+    let mcp = StreamableHttpService::new(
+        {
+            let ready = ready.clone();
+            let handler = OnceLock::new();
+            move || {
+                let host = ready.get().ok_or_else(|| std::io::Error::other("the plugins are still loading"))?;
+                Ok(handler.get_or_init(|| McpServer::new(host.clone())).clone())
+            }
+        },
+        sessions,
+        rmcp_config(options, stopped),
+    );
+    let health = guards.clone();
+    Router::new()
+        .route("/health", get(move || guard::health(health.clone())))
+        .nest_service("/mcp", mcp)
+        .layer(axum::middleware::from_fn(move |request, next| guard::check(guards.clone(), request, next)))
+}
+
+/// rmcp's own checks: Host and Origin (loopback unless more are allowed), the body
+/// limit, sessions for the older revisions, JSON answers where they suffice.
+fn rmcp_config(options: &HttpOptions, stopped: CancellationToken) -> StreamableHttpServerConfig {
+    let loopback_hosts = ["localhost", "127.0.0.1", "::1", "[::1]"].map(String::from);
+    let loopback_origins = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"].map(String::from);
+    StreamableHttpServerConfig::default()
+        .with_allowed_hosts(loopback_hosts.into_iter().chain(options.allowed_hosts.iter().cloned()))
+        .with_allowed_origins(loopback_origins.into_iter().chain(options.allowed_origins.iter().cloned()))
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(options.max_body_bytes)
+        .with_legacy_session_mode(true)
+        .with_json_response(true)
+        .with_cancellation_token(stopped)
+}

@@ -1,0 +1,26 @@
+//! What the model sees of a tool: its spec (names, description, parameters, result),
+//! the WIT value types, their JSON Schema, the providers' definition formats, and the
+//! name conventions every stage matches names by. Pure data: nothing here knows
+//! wasmtime, so every other stage may depend on it.
+
+mod annotations;
+#[cfg(test)]
+pub(crate) mod arbitrary;
+mod call;
+mod formats;
+pub(crate) mod names;
+mod repair;
+mod schema;
+mod spec;
+mod types;
+
+pub use annotations::ToolAnnotations;
+pub(crate) use annotations::title_from_name;
+pub use call::ToolCall;
+pub use formats::{ToolFormat, UnknownFormat};
+pub use repair::Repair;
+pub(crate) use schema::schema_params;
+#[cfg(test)]
+pub(crate) use schema::type_schema;
+pub use spec::{ExpectedParameters, ParamSpec, ServerTool, ToolOrigin, ToolSpec, WitFunction};
+pub use types::{Case, Field, WitType};
