@@ -16,9 +16,14 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FileKind {
     Folder,
+    // Only Unix tells these apart; elsewhere they are `Other`.
+    #[cfg(unix)]
     Fifo,
+    #[cfg(unix)]
     CharDevice,
+    #[cfg(unix)]
     BlockDevice,
+    #[cfg(unix)]
     Socket,
     Other,
 }
@@ -27,9 +32,13 @@ impl fmt::Display for FileKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             FileKind::Folder => "a folder",
+            #[cfg(unix)]
             FileKind::Fifo => "a FIFO (named pipe)",
+            #[cfg(unix)]
             FileKind::CharDevice => "a character device",
+            #[cfg(unix)]
             FileKind::BlockDevice => "a block device",
+            #[cfg(unix)]
             FileKind::Socket => "a socket",
             FileKind::Other => "neither a file nor a folder",
         })
@@ -137,6 +146,7 @@ pub(crate) enum FolderError {
         kind: FileKind,
     },
     /// Another user owns the folder.
+    #[cfg(unix)]
     #[error("{} belongs to another user (uid {owner}, not {me})", .path.display())]
     OtherOwner {
         /// The folder.
@@ -147,6 +157,7 @@ pub(crate) enum FolderError {
         me: u32,
     },
     /// Users other than the owner may write in the folder.
+    #[cfg(unix)]
     #[error("{} can be written by other users (mode {mode:03o})", .path.display())]
     WritableByOthers {
         /// The folder.

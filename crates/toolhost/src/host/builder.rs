@@ -199,6 +199,8 @@ impl HostBuilder {
             cache,
             standing_warnings,
             current: ArcSwap::from_pointee(Snapshot::default()),
+            // Without the `mcp-servers` feature, `Servers` is a unit struct.
+            #[allow(clippy::default_constructed_unit_structs)]
             servers: Servers::default(),
             reloading: Mutex::new(()),
             listeners: Mutex::new(Vec::new()),

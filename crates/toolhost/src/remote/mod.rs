@@ -28,7 +28,7 @@ pub(crate) use config::ServerConfig;
 use crate::bind::SchemaBinder;
 use crate::error::ToolError;
 use crate::mutex::lock;
-use crate::tool::{ServerTool, ToolAnnotations, ToolSpec, title_from_name};
+use crate::tool::{ServerTool, ToolAnnotations, ToolSpec};
 use connection::Client;
 
 /// How many times a minute a server is started at most.
@@ -286,16 +286,16 @@ impl RemoteServer {
         let name = tool.name.to_string();
         let chosen = self.config.tools.get(&name).cloned().unwrap_or_default();
         let hints = tool.annotations.clone().unwrap_or_default();
-        let title =
-            chosen.title.or(tool.title.clone()).or(hints.title.clone()).unwrap_or_else(|| title_from_name(&name));
         let description = chosen.description.or(tool.description.as_ref().map(|d| d.to_string())).unwrap_or_default();
         let input_schema = Value::Object((*tool.input_schema).clone());
         let output_schema = tool.output_schema.as_ref().map(|schema| Value::Object((**schema).clone()));
         let unclaimed = ToolAnnotations::default();
         let binder = SchemaBinder::new(input_schema.clone());
+        let spec = ToolSpec::for_server_tool(&self.config.name, ServerTool::new(&name, input_schema, output_schema));
         let spec = ToolSpec {
             description,
-            title,
+            // The file's, the server's, or (from `for_server_tool`) one made from the name.
+            title: chosen.title.or(tool.title.clone()).or(hints.title.clone()).unwrap_or(spec.title),
             // The server's own claims, passed on; where it says nothing, MCP's worst case.
             annotations: ToolAnnotations {
                 read_only: hints.read_only_hint.unwrap_or(unclaimed.read_only),
@@ -303,7 +303,7 @@ impl RemoteServer {
                 idempotent: hints.idempotent_hint.unwrap_or(unclaimed.idempotent),
                 open_world: hints.open_world_hint.unwrap_or(unclaimed.open_world),
             },
-            ..ToolSpec::for_server_tool(&self.config.name, ServerTool::new(&name, input_schema, output_schema))
+            ..spec
         };
         RemoteTool { spec, remote_name: name, binder }
     }

@@ -15,7 +15,6 @@ mod spec;
 mod types;
 
 pub use annotations::ToolAnnotations;
-pub(crate) use annotations::title_from_name;
 pub use call::ToolCall;
 pub use formats::{ToolFormat, UnknownFormat};
 pub use repair::Repair;
