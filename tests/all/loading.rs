@@ -7,7 +7,7 @@ use crate::common;
 use std::fs;
 
 use serde_json::json;
-use toolhost::{Host, ParamSpec, ToolAnnotations, ToolError, ToolOrigin, WitFunction, WitType};
+use toolhost::{Host, ParamSpec, ToolAnnotations, ToolError, ToolOrigin, ToolSpec, WitFunction, WitType};
 
 #[test]
 fn example_folder_yields_the_exact_tool_list() {
@@ -77,18 +77,12 @@ fn a_tool_spec_carries_its_docs_signature_and_annotations() {
         "day",
     ];
     let unit = WitType::Enum(units.map(String::from).to_vec());
-    let convert = common::example_host_shared().tool("convert").expect("listed");
-    assert_eq!(
-        (convert.name.as_str(), convert.component.as_str(), convert.title.as_str()),
-        ("convert", "units", "Convert")
-    );
-    assert_eq!(
-        convert.description,
+    let convert = listed_read_only(
+        ("convert", "units", "Convert"),
         "Converts a value from one unit to another of the same dimension, e.g.\n\
          5 kilometer to mile. Fails when the units measure different things or the\n\
-         temperature is below absolute zero."
+         temperature is below absolute zero.",
     );
-    assert_eq!(convert.annotations, read_only());
     let params = vec![
         param("value", WitType::F64, "the amount to convert, in `from` units."),
         param("from", unit.clone(), "the unit `value` is in."),
@@ -105,17 +99,11 @@ fn a_tool_spec_carries_its_docs_signature_and_annotations() {
 
 #[test]
 fn a_function_of_an_exported_interface_is_a_tool_of_its_own() {
-    let slugify = common::example_host_shared().tool("slugify").expect("listed");
-    assert_eq!(
-        (slugify.name.as_str(), slugify.component.as_str(), slugify.title.as_str()),
-        ("slugify", "text", "Slugify")
-    );
-    assert_eq!(
-        slugify.description,
+    let slugify = listed_read_only(
+        ("slugify", "text", "Slugify"),
         "Turns a text into a lowercase URL slug, e.g. \"Hello, World!\" -> \"hello-world\".\n\
-         Accents are dropped from Latin letters; other symbols become separators."
+         Accents are dropped from Latin letters; other symbols become separators.",
     );
-    assert_eq!(slugify.annotations, read_only());
     let params = vec![
         param("text", WitType::String, "the text to turn into a slug."),
         param(
@@ -128,6 +116,16 @@ fn a_function_of_an_exported_interface_is_a_tool_of_its_own() {
     function.interface = Some("example:text/text".into());
     assert_eq!(slugify.origin, ToolOrigin::Component(function));
     assert_eq!((slugify.required_params(), slugify.optional_params()), (vec!["text"], vec!["separator"]));
+}
+
+/// The example tool `name` of `component`, checked to be listed with `title` and
+/// `description` and to be read-only.
+fn listed_read_only((name, component, title): (&str, &str, &str), description: &str) -> ToolSpec {
+    let spec = common::example_host_shared().tool(name).expect("listed");
+    assert_eq!((spec.component.as_str(), spec.title.as_str()), (component, title));
+    assert_eq!(spec.description, description);
+    assert_eq!(spec.annotations, read_only());
+    spec
 }
 
 /// A parameter with a description.

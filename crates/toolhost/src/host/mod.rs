@@ -274,10 +274,8 @@ impl Host {
 
     /// [`Host::dispatch`] for async code (see [`Host::call_async`]).
     pub async fn dispatch_async(&self, name: &str, arguments: Value) -> CallOutcome {
-        let snapshot = self.core.current.load_full();
-        let registry = self.registry_in(&snapshot);
-        let resolved = match registry.resolve(name) {
-            Ok(resolved) => resolved,
+        let (snapshot, registry, resolved) = match self.resolve_call(name) {
+            Ok(found) => found,
             Err(error) => return CallOutcome::failed(error),
         };
         let mut repairs = Vec::new();
@@ -303,16 +301,23 @@ impl Host {
     }
 
     fn dispatch_with(&self, name: &str, arguments: Arguments<'_>) -> CallOutcome {
-        // One snapshot for the whole call: a reload meanwhile does not affect it.
-        let snapshot = self.core.current.load_full();
-        let registry = self.registry_in(&snapshot);
-        let resolved = match registry.resolve(name) {
-            Ok(resolved) => resolved,
+        let (snapshot, registry, resolved) = match self.resolve_call(name) {
+            Ok(found) => found,
             Err(error) => return CallOutcome::failed(error),
         };
         let mut repairs = Vec::new();
         let result = self.run(&snapshot, &registry, &resolved, arguments, &mut repairs);
         CallOutcome::of(resolved, repairs, result)
+    }
+
+    /// What a call of `name` runs on: one snapshot for the whole call (a reload
+    /// meanwhile does not affect it), its active registry, and the tool the name
+    /// resolves to there.
+    fn resolve_call(&self, name: &str) -> Result<(Arc<Snapshot>, Arc<Registry>, Resolved), ToolError> {
+        let snapshot = self.core.current.load_full();
+        let registry = self.registry_in(&snapshot);
+        let resolved = registry.resolve(name)?;
+        Ok((snapshot, registry, resolved))
     }
 
     /// Binds the arguments to the resolved tool and invokes it.
