@@ -5,9 +5,18 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 # What runs in this session before the tests: anything new in it afterwards, other
-# than this script's own commands, was left running by a test (see the end).
+# than this script's own commands, was left running by a test (see the end). Where
+# the session began outside this PID namespace (some containers), ps shows session
+# 0, which the kernel's threads share too: the tests then get a session of their own.
 session=$(ps -o sid= -p $$ | tr -d ' ')
-session_processes() { ps -e -o pid=,sid=,ppid=,stat= | awk -v sid="$session" '$2 == sid && $4 !~ /^Z/ { print $1, $3 }'; }
+if [ "$session" = 0 ] && [ -z "${TOOLHOST_TEST_SESSION:-}" ]; then
+    exec env TOOLHOST_TEST_SESSION=1 setsid --wait "$0" "$@"
+fi
+# Kernel threads (kthreadd, pid 2, and its children) are never a test's.
+session_processes() {
+    ps -e -o pid=,sid=,ppid=,stat= |
+        awk -v sid="$session" '$2 == sid && $4 !~ /^Z/ && $1 != 2 && $3 != 2 { print $1, $3 }'
+}
 already_running=$(session_processes | awk '{ print $1 }')
 # Each phase's time, so that a slow run says where it went.
 phase_started=$(date +%s)
@@ -29,29 +38,23 @@ source scripts/need-package.sh
 need_package /usr/sbin/nginx nginx-light "the load-balancer test" nginx
 need_package /usr/bin/docker-registry docker-registry "the registry tests" docker-registry
 need_package /usr/bin/htpasswd apache2-utils "the registry tests"
-# Build the tests (and with them the `toolhost` binary, with the same features, so
-# nothing is compiled twice), then compile the example tools into the tests' cache
-# once, before the test binaries start: otherwise several of them compile the large
-# Python and JavaScript components at the same time.
-# The benchmarks are compiled too, in this build's profile and on its dependencies,
-# so that they cannot rot; they are not run (timings belong to `cargo bench` on a
-# quiet machine). The examples are not built here (clippy checks them): three
-# binaries, 350 MB of disk.
-cargo test --workspace --locked --lib --bins --tests --benches --no-run "$@"
+# One build of the library, the command, the Python package's native module, the
+# tests, the benchmarks and the examples (scripts/host-build-env.sh: the benchmarks and
+# examples are compiled so that they cannot rot, and linted; timings belong to `cargo
+# bench` on a quiet machine). Then the example tools are compiled into the tests'
+# cache once, before the test binaries start: otherwise several of them compile the
+# large Python and JavaScript components at the same time.
+source scripts/host-build-env.sh
+host_build
 took "the Rust build"
 TOOLHOST_CACHE_DIR=target/test-cache target/debug/toolhost list --plugins target/plugins >/dev/null
-cargo test --workspace --locked --lib --bins --tests "$@"
-cargo test --workspace --locked --doc "$@"
+host_cargo test "${host_packages[@]}" --locked --lib --bins --tests "$@"
+host_cargo test "${host_packages[@]}" --locked --doc "$@"
 took "the Rust tests"
-# Where disk is short, the Rust tests' build goes before
-# the Python package builds its own (with its own features it shares almost none of
-# it); only the `toolhost` binary stays, which the Python registry tests run.
-if [ "${TOOLHOST_LOW_DISK:-}" = 1 ]; then
-    find target/debug -mindepth 1 -maxdepth 1 ! -name toolhost -exec rm -rf {} +
-fi
-# The Python package, through pip and pytest (python/tests), with the same guests and cache.
+# The Python package (python/tests, pytest), with the native module the build above
+# made, the same guests and cache.
 scripts/test-python.sh
-took "the Python package's build and tests"
+took "the Python package's tests"
 # Every server a test starts is stopped whatever the test's end (tests/all/process.rs):
 # a process of this session that was not running before the tests, and is neither
 # this script's nor its caller's command, is a leftover.
