@@ -7,15 +7,14 @@ cd "$root"
 # What runs in this session before the tests: anything new in it afterwards, other
 # than this script's own commands, was left running by a test (see the end). Where
 # the session began outside this PID namespace (some containers), ps shows session
-# 0, which the kernel's threads share too: the tests then get a session of their own.
+# 0, which is the kernel threads' too: the tests then get a session of their own.
 session=$(ps -o sid= -p $$ | tr -d ' ')
-if [ "$session" = 0 ] && [ -z "${TOOLHOST_TEST_SESSION:-}" ]; then
+if [ "$session" = 0 ]; then
+    [ -z "${TOOLHOST_TEST_SESSION:-}" ] || { echo "test.sh: no session of its own" >&2; exit 1; }
     exec env TOOLHOST_TEST_SESSION=1 setsid --wait "$0" "$@"
 fi
-# Kernel threads (kthreadd, pid 2, and its children) are never a test's.
 session_processes() {
-    ps -e -o pid=,sid=,ppid=,stat= |
-        awk -v sid="$session" '$2 == sid && $4 !~ /^Z/ && $1 != 2 && $3 != 2 { print $1, $3 }'
+    ps -e -o pid=,sid=,ppid=,stat= | awk -v sid="$session" '$2 == sid && $4 !~ /^Z/ { print $1, $3 }'
 }
 already_running=$(session_processes | awk '{ print $1 }')
 # Each phase's time, so that a slow run says where it went.
