@@ -2,7 +2,7 @@
 //! under the GIL, then releases it while the tool runs, so threads call in parallel.
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -12,7 +12,7 @@ use toolhost::{CallOutcome, ToolError, ToolFormat};
 
 use crate::convert::{self, Unsendable};
 use crate::errors;
-use crate::types::{PyCallOutcome, PyExtractedCall, PyExtraction, PyLimits, PyTool};
+use crate::types::{PyCallOutcome, PyCapacity, PyExtractedCall, PyExtraction, PyLimits, PyTool};
 
 /// A set of sandboxed WebAssembly tools, loaded from plugin folders or component files.
 ///
@@ -34,9 +34,10 @@ impl PyHost {
     /// Loads every component in `plugins` (a folder, or a list of folders and `.wasm`
     /// files). Compiled components are cached in `cache_dir` (default
     /// `~/.cache/toolhost`; `cache=False` for none). With `watch=True` the folders are
-    /// watched and changes load while the host serves. Raises `LoadError`.
+    /// watched and changes load while the host serves. `limits` bound each call,
+    /// `capacity` how many run at once. Raises `LoadError`.
     #[new]
-    #[pyo3(signature = (plugins, *, cache_dir=None, cache=true, watch=false, limits=None))]
+    #[pyo3(signature = (plugins, *, cache_dir=None, cache=true, watch=false, limits=None, capacity=None))]
     fn new(
         py: Python<'_>,
         plugins: Plugins,
@@ -44,6 +45,7 @@ impl PyHost {
         cache: bool,
         watch: bool,
         limits: Option<PyRef<'_, PyLimits>>,
+        capacity: Option<PyRef<'_, PyCapacity>>,
     ) -> PyResult<Self> {
         let mut builder = toolhost::Host::builder().watch(watch);
         let paths = match plugins {
@@ -61,6 +63,9 @@ impl PyHost {
         };
         if let Some(limits) = limits {
             builder = builder.limits(limits.limits);
+        }
+        if let Some(capacity) = capacity {
+            builder = builder.capacity(capacity.capacity);
         }
         let host = py.detach(|| builder.build()).map_err(|e| errors::load_error(py, &e))?;
         Ok(PyHost { host })
@@ -118,7 +123,9 @@ impl PyHost {
     }
 
     /// `call` for asyncio: returns an awaitable; the tool runs on a worker thread, so
-    /// the event loop is never blocked. Call it from a running event loop.
+    /// the event loop is never blocked. Call it from a running event loop. Cancelling
+    /// the awaitable (or the task awaiting it) stops the call: the tool's instance is
+    /// dropped at its next epoch tick, or its MCP server told.
     #[pyo3(signature = (name, arguments=None))]
     fn call_async<'py>(
         &self,
@@ -136,10 +143,20 @@ impl PyHost {
                 return Ok(future);
             }
         };
+        let (cancel, cancelled) = tokio::sync::oneshot::channel();
+        future.call_method1("add_done_callback", (CancelOnDone(Mutex::new(Some(cancel))),))?;
         let (host, name) = (self.host.clone(), name.to_owned());
         let (event_loop, pending) = (event_loop.unbind(), future.clone().unbind());
-        worker_pool()?.spawn_blocking(move || {
-            let outcome = host.dispatch(&name, &json);
+        let pool = worker_pool()?;
+        pool.spawn_blocking(move || {
+            // The sender dropped unsent (the future settled, or was collected) is no
+            // cancellation.
+            let cancelled = async move {
+                if cancelled.await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            };
+            let outcome = pool.block_on(host.dispatch_until(&name, json, cancelled));
             Python::attach(|py| settle(py, &event_loop, &pending, outcome));
         });
         Ok(future)
@@ -248,6 +265,24 @@ fn unsendable_error(py: Python<'_>, name: &str, error: Unsendable) -> PyErr {
             errors::tool_error(py, &error)
         }
         Unsendable::Type(error) => error,
+    }
+}
+
+/// The done-callback of a `call_async` future: cancels the call when the future was
+/// cancelled.
+#[pyclass]
+struct CancelOnDone(Mutex<Option<tokio::sync::oneshot::Sender<()>>>);
+
+#[pymethods]
+impl CancelOnDone {
+    fn __call__(&self, future: &Bound<'_, PyAny>) -> PyResult<()> {
+        if future.call_method0("cancelled")?.is_truthy()? {
+            let sender = self.0.lock().map_or(None, |mut sender| sender.take());
+            if let Some(sender) = sender {
+                let _ = sender.send(());
+            }
+        }
+        Ok(())
     }
 }
 

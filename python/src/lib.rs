@@ -3,7 +3,7 @@
 //! `Host.functions()`'s signatures; nothing of the host is implemented twice.
 //!
 //! - `host`: the `Host` class (loading, calls, toolsets, definitions, extraction)
-//! - `types`: `Limits`, `Tool`, `CallOutcome`, `Extraction`, `ExtractedCall`
+//! - `types`: `Limits`, `Capacity`, `Tool`, `CallOutcome`, `Extraction`, `ExtractedCall`
 //! - `convert`: Python values ↔ JSON
 //! - `oci`: `pull` and `push`, components from and to OCI registries
 //! - `errors`: the library's errors as the package's exceptions
@@ -20,6 +20,7 @@ use pyo3::prelude::*;
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<host::PyHost>()?;
     module.add_class::<types::PyLimits>()?;
+    module.add_class::<types::PyCapacity>()?;
     module.add_class::<types::PyTool>()?;
     module.add_class::<types::PyCallOutcome>()?;
     module.add_class::<types::PyExtraction>()?;

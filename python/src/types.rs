@@ -1,4 +1,4 @@
-//! The values the Python `Host` hands out and takes: `Limits`, `Tool`, `CallOutcome`,
+//! The values the Python `Host` hands out and takes: `Limits`, `Capacity`, `Tool`, `CallOutcome`,
 //! `Extraction` and `ExtractedCall`, each a thin read-only view of the library's type.
 
 use std::time::Duration;
@@ -76,6 +76,66 @@ impl PyLimits {
             l.memory_bytes,
             l.output_bytes,
             l.result_bytes
+        )
+    }
+}
+
+/// How many calls a host runs at once, and how many wait for a turn and how long.
+#[pyclass(name = "Capacity", module = "toolhost", frozen, eq)]
+#[derive(Clone, PartialEq)]
+pub(crate) struct PyCapacity {
+    pub(crate) capacity: toolhost::Capacity,
+}
+
+#[pymethods]
+impl PyCapacity {
+    /// Anything left out keeps the library's default (four calls per core at once,
+    /// at least four; 1,024 waiting; 30 s of waiting each).
+    #[new]
+    #[pyo3(signature = (*, max_concurrent_calls=None, max_queued_calls=None, queue_timeout_ms=None))]
+    fn new(
+        max_concurrent_calls: Option<usize>,
+        max_queued_calls: Option<usize>,
+        queue_timeout_ms: Option<u64>,
+    ) -> PyResult<Self> {
+        let mut capacity = toolhost::Capacity::default();
+        if let Some(calls) = max_concurrent_calls {
+            capacity.max_concurrent_calls = positive(calls as u64, "max_concurrent_calls")? as usize;
+        }
+        if let Some(calls) = max_queued_calls {
+            capacity.max_queued_calls = calls;
+        }
+        if let Some(ms) = queue_timeout_ms {
+            capacity.queue_timeout = Duration::from_millis(ms);
+        }
+        Ok(PyCapacity { capacity })
+    }
+
+    /// Calls that run at the same time.
+    #[getter]
+    fn max_concurrent_calls(&self) -> usize {
+        self.capacity.max_concurrent_calls
+    }
+
+    /// Calls that may wait for a turn; one more is refused as busy at once.
+    #[getter]
+    fn max_queued_calls(&self) -> usize {
+        self.capacity.max_queued_calls
+    }
+
+    /// How long a call may wait for a turn, in milliseconds.
+    #[getter]
+    fn queue_timeout_ms(&self) -> u128 {
+        self.capacity.queue_timeout.as_millis()
+    }
+
+    fn __repr__(&self) -> String {
+        let c = &self.capacity;
+        format!(
+            "Capacity(max_concurrent_calls={}, max_queued_calls={}, queue_timeout_ms={})",
+            c.max_concurrent_calls,
+            c.max_queued_calls,
+            c.queue_timeout.as_millis()
         )
     }
 }

@@ -98,17 +98,31 @@ def test_call_async_needs_a_running_loop(examples):
         examples.call_async("gcd", {"a": 1, "b": 1})
 
 
-def test_a_cancelled_call_async_is_left_alone(hostile):
+def test_a_cancelled_call_async_stops_and_frees_its_turn():
+    # One call at a time, the next waiting 100 ms for its turn: while `spin` runs an
+    # echo is refused as busy; once `spin` is cancelled the echo has its turn.
+    one_turn = toolhost.Capacity(max_concurrent_calls=1, max_queued_calls=1, queue_timeout_ms=100)
+    host = toolhost.Host([guest("hostile")], cache_dir=CACHE, capacity=one_turn)
+
     async def main():
-        task = asyncio.ensure_future(hostile.call_async("sleep", {"ms": 100}))
-        await asyncio.sleep(0.01)
+        task = asyncio.ensure_future(host.call_async("spin"))
+        await asyncio.sleep(0.3)
+        with pytest.raises(toolhost.ToolExecutionError) as busy:
+            await host.call_async("echo", {"text": "next"})
+        assert busy.value.kind == "busy"
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        await asyncio.sleep(0.2)  # the call finishes on its thread; its result has nowhere to go
-        return await hostile.call_async("echo", {"text": "after"})
+        return await host.call_async("echo", {"text": "next"})
 
-    assert asyncio.run(main()) == "after"
+    assert asyncio.run(main()) == "next"
+
+
+def test_capacity_says_what_it_holds():
+    capacity = toolhost.Capacity(max_concurrent_calls=2, queue_timeout_ms=5)
+    assert (capacity.max_concurrent_calls, capacity.max_queued_calls, capacity.queue_timeout_ms) == (2, 1024, 5)
+    with pytest.raises(ValueError):
+        toolhost.Capacity(max_concurrent_calls=0)
 
 
 def test_a_host_dropped_while_calls_run_finishes_them():

@@ -29,6 +29,23 @@ class Limits:
     @property
     def result_bytes(self) -> int: ...
 
+class Capacity:
+    """How many calls a host runs at once, and how many wait for a turn and how long; anything left out keeps the default (four per core at once, at least four; 1,024 waiting; 30 s)."""
+
+    def __init__(
+        self,
+        *,
+        max_concurrent_calls: Optional[int] = None,
+        max_queued_calls: Optional[int] = None,
+        queue_timeout_ms: Optional[int] = None,
+    ) -> None: ...
+    @property
+    def max_concurrent_calls(self) -> int: ...
+    @property
+    def max_queued_calls(self) -> int: ...
+    @property
+    def queue_timeout_ms(self) -> int: ...
+
 class Tool:
     """One tool as the model sees it."""
 
@@ -112,6 +129,7 @@ class Host:
         cache: bool = True,
         watch: bool = False,
         limits: Optional[Limits] = None,
+        capacity: Optional[Capacity] = None,
     ) -> None: ...
     def tools(self) -> List[Tool]: ...
     def tool(self, name: str) -> Optional[Tool]: ...

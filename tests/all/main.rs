@@ -6,6 +6,7 @@
 //! so must run alone.
 mod architecture;
 mod bfcl;
+mod cancel;
 mod capacity;
 mod cli;
 mod common;

@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-struct Client {
+/// `toolhost serve` over stdio, and the lines it writes.
+pub(crate) struct Client {
     /// Kept for its drop, which ends the server.
     _child: Process,
     stdin: ChildStdin,
@@ -24,7 +25,7 @@ impl Client {
         Client::start_with(plugins, watch.then_some("--watch").as_slice())
     }
 
-    fn start_with(plugins: &std::path::Path, options: &[&str]) -> Client {
+    pub(crate) fn start_with(plugins: &std::path::Path, options: &[&str]) -> Client {
         let mut child = Process::spawn(
             Command::new(env!("CARGO_BIN_EXE_toolhost"))
                 .args(["serve", "--plugins"])
@@ -49,7 +50,8 @@ impl Client {
         Client { _child: child, stdin, lines, skipped: Vec::new() }
     }
 
-    fn send(&mut self, message: Value) {
+    /// Writes one message to the server.
+    pub(crate) fn send(&mut self, message: Value) {
         writeln!(self.stdin, "{message}").expect("write to the server");
         self.stdin.flush().expect("flush");
     }
@@ -67,7 +69,8 @@ impl Client {
         }
     }
 
-    fn initialize(&mut self) -> Value {
+    /// Initializes the session (revision 2025-06-18) and returns the answer.
+    pub(crate) fn initialize(&mut self) -> Value {
         let init = self.request(
             1,
             "initialize",
@@ -93,7 +96,7 @@ impl Client {
 
     /// Sends a request and returns the response with the same id; the messages
     /// skipped on the way are kept (see [`Client::answered`]).
-    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         loop {
             let line = self.lines.recv_timeout(Duration::from_secs(60)).expect("a reply within a minute");
@@ -107,7 +110,7 @@ impl Client {
     }
 
     /// The messages [`Client::request`] skipped since the last call.
-    fn answered(&mut self) -> Vec<Value> {
+    pub(crate) fn answered(&mut self) -> Vec<Value> {
         std::mem::take(&mut self.skipped)
     }
 }

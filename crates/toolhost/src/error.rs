@@ -150,6 +150,15 @@ pub enum ToolError {
         /// Whether retrying the call may help (the server is being started again).
         retry: bool,
     },
+    /// The caller cancelled the call before it finished (an MCP client's
+    /// `notifications/cancelled`, or the cancellation a caller passed to
+    /// [`Host::dispatch_until`](crate::Host::dispatch_until)): its instance was stopped, or
+    /// its MCP server told to stop.
+    #[error("Tool '{tool}' was cancelled before it finished; it returned nothing.")]
+    Cancelled {
+        /// The tool that was called.
+        tool: String,
+    },
     /// The host could not run the tool at all (e.g. the component failed to instantiate).
     #[error("Tool '{tool}' could not be run: {reason}. This is a problem with the tool, not the arguments.")]
     Unavailable {
@@ -191,6 +200,7 @@ impl ToolError {
             ToolError::ResultTooLarge { .. } => "result_too_large",
             ToolError::Busy { .. } => "busy",
             ToolError::ServerFailed { .. } => "server_failed",
+            ToolError::Cancelled { .. } => "cancelled",
             ToolError::Unavailable { .. } => "unavailable",
         }
     }
@@ -216,6 +226,7 @@ impl ToolError {
                 json!({ "tool": tool, "path": path, "expected": expected, "got": got })
             }
             ToolError::ToolFailed { tool, message } => json!({ "tool": tool, "message": message }),
+            ToolError::Cancelled { tool } => json!({ "tool": tool }),
             ToolError::Denied { tool, denied, message } => {
                 json!({ "tool": tool, "denied": denied, "message": message })
             }

@@ -11,6 +11,7 @@ mod snapshot;
 use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
+use futures::future::Either;
 use serde_json::Value;
 
 pub use builder::HostBuilder;
@@ -266,38 +267,55 @@ impl Host {
     /// [`Host::call`] for async code. A component's tool runs on the awaiting task
     /// itself: its waits in the host are awaited, and its guest code yields to the
     /// executor at every epoch tick (5 ms), so no executor thread is held longer than
-    /// that, and no call is handed to another thread. (An MCP server's tool is
-    /// called from tokio's blocking pool.) Needs a tokio runtime.
+    /// that, and no call is handed to another thread. An MCP server's tool is called
+    /// on the servers' own runtime. Needs a tokio runtime.
+    ///
+    /// Dropping the future cancels the call: a component's instance is stopped where
+    /// it is (at the latest at its next epoch tick) and its turn freed; an MCP server
+    /// is sent `notifications/cancelled`.
     pub async fn call_async(&self, name: &str, arguments: Value) -> Result<Value, ToolError> {
         self.dispatch_async(name, arguments).await.result
     }
 
     /// [`Host::dispatch`] for async code (see [`Host::call_async`]).
     pub async fn dispatch_async(&self, name: &str, arguments: Value) -> CallOutcome {
+        self.dispatch_until(name, arguments, std::future::pending()).await
+    }
+
+    /// [`Host::dispatch_async`] until `cancelled` completes: then the call stops (as
+    /// when its future is dropped, see [`Host::call_async`]) and its outcome is
+    /// [`ToolError::Cancelled`]. The MCP server face passes a client's
+    /// `notifications/cancelled` this way.
+    ///
+    /// ```no_run
+    /// # async fn example(host: toolhost::Host) {
+    /// let (give_up, given_up) = tokio::sync::oneshot::channel::<()>();
+    /// let call = host.dispatch_until("spin", serde_json::json!({}), async move {
+    ///     let _ = given_up.await;
+    /// });
+    /// drop(give_up); // the user gave up
+    /// let outcome = call.await;
+    /// assert_eq!(outcome.result.unwrap_err().kind(), "cancelled");
+    /// # }
+    /// ```
+    pub async fn dispatch_until(
+        &self,
+        name: &str,
+        arguments: Value,
+        cancelled: impl Future<Output = ()>,
+    ) -> CallOutcome {
         let (snapshot, registry, resolved) = match self.resolve_call(name) {
             Ok(found) => found,
             Err(error) => return CallOutcome::failed(error),
         };
         let mut repairs = Vec::new();
-        let result = match self.prepare(&snapshot, &registry, &resolved, Arguments::Json(&arguments), &mut repairs) {
-            Ok(Step::Component(call, args)) => invoke_async(&self.core.runtime, &call, &args).await,
-            Ok(Step::Server(..)) => return self.dispatch_on_blocking_pool(name, arguments).await,
-            Err(error) => Err(error),
+        let run = self.run_async(&snapshot, &registry, &resolved, &arguments, &mut repairs);
+        // The call first: a call done by the time the caller gives up has its outcome.
+        let result = match futures::future::select(std::pin::pin!(run), std::pin::pin!(cancelled)).await {
+            Either::Left((result, _)) => result,
+            Either::Right(((), _)) => Err(ToolError::Cancelled { tool: resolved.name.clone() }),
         };
         CallOutcome::of(resolved, repairs, result)
-    }
-
-    /// [`Host::dispatch`] on tokio's blocking pool, for calls that block (an MCP server's).
-    async fn dispatch_on_blocking_pool(&self, name: &str, arguments: Value) -> CallOutcome {
-        let host = self.clone();
-        let owned_name = name.to_string();
-        match tokio::task::spawn_blocking(move || host.dispatch(&owned_name, &arguments)).await {
-            Ok(outcome) => outcome,
-            Err(join_error) => CallOutcome::failed(ToolError::Unavailable {
-                tool: name.to_string(),
-                reason: format!("the call did not finish: {join_error}"),
-            }),
-        }
     }
 
     fn dispatch_with(&self, name: &str, arguments: Arguments<'_>) -> CallOutcome {
@@ -332,7 +350,27 @@ impl Host {
         match self.prepare(snapshot, registry, resolved, arguments, repairs)? {
             Step::Component(call, args) => invoke(&self.core.runtime, &call, &args),
             #[cfg(feature = "mcp-servers")]
-            Step::Server(server, index) => servers::call(server, index, &resolved.name, arguments, repairs),
+            Step::Server(server, index) => servers::bind(server, index, &resolved.name, arguments, repairs)?.run(),
+            #[cfg(not(feature = "mcp-servers"))]
+            Step::Server(..) => unreachable!("no server is served without the feature"),
+        }
+    }
+
+    /// [`Host::run`] for async callers: dropping the future stops the call.
+    async fn run_async(
+        &self,
+        snapshot: &Snapshot,
+        registry: &Registry,
+        resolved: &Resolved,
+        arguments: &Value,
+        repairs: &mut Vec<Repair>,
+    ) -> Result<Value, ToolError> {
+        match self.prepare(snapshot, registry, resolved, Arguments::Json(arguments), repairs)? {
+            Step::Component(call, args) => invoke_async(&self.core.runtime, &call, &args).await,
+            #[cfg(feature = "mcp-servers")]
+            Step::Server(server, index) => {
+                servers::bind(server, index, &resolved.name, Arguments::Json(arguments), repairs)?.run_async().await
+            }
             #[cfg(not(feature = "mcp-servers"))]
             Step::Server(..) => unreachable!("no server is served without the feature"),
         }

@@ -34,7 +34,7 @@ impl ServedServer {
 }
 
 #[cfg(feature = "mcp-servers")]
-pub(super) use imp::{Servers, call};
+pub(super) use imp::{Servers, bind};
 
 #[cfg(not(feature = "mcp-servers"))]
 pub(super) use imp::Servers;
@@ -113,15 +113,38 @@ mod imp {
         Inner { tools: inner.server.tools(), ..inner.clone() }
     }
 
-    /// Binds `arguments` to the server's tool number `index` (registered as `tool`)
-    /// and calls it.
-    pub(in crate::host) fn call(
-        served: &ServedServer,
+    /// A server's tool with its arguments bound, ready to send.
+    pub(in crate::host) struct ServerCall<'a> {
+        server: &'a Arc<RemoteServer>,
+        tool: &'a str,
+        remote_name: &'a str,
+        arguments: Value,
+        limits: Limits,
+    }
+
+    impl ServerCall<'_> {
+        /// Sends the call and waits for the answer, blocking this thread.
+        pub(in crate::host) fn run(self) -> Result<Value, ToolError> {
+            let ServerCall { server, tool, remote_name, arguments, limits } = self;
+            server.call(tool, remote_name, arguments, limits.time, limits.result_bytes)
+        }
+
+        /// Sends the call and awaits the answer; dropping the future cancels the call
+        /// at the server.
+        pub(in crate::host) async fn run_async(self) -> Result<Value, ToolError> {
+            let ServerCall { server, tool, remote_name, arguments, limits } = self;
+            server.call_async(tool, remote_name, arguments, limits.time, limits.result_bytes).await
+        }
+    }
+
+    /// Binds `arguments` to the server's tool number `index` (registered as `tool`).
+    pub(in crate::host) fn bind<'a>(
+        served: &'a ServedServer,
         index: usize,
-        tool: &str,
+        tool: &'a str,
         arguments: Arguments<'_>,
         repairs: &mut Vec<Repair>,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<ServerCall<'a>, ToolError> {
         let Some(remote) = served.inner.tools.get(index) else {
             let reason = "no longer has this tool".to_string();
             let server = served.inner.server.name().to_string();
@@ -131,8 +154,8 @@ mod imp {
             Arguments::Json(value) => remote.binder.bind_into(tool, value, repairs)?,
             Arguments::Text(text) => remote.binder.bind_text_into(tool, text, repairs)?,
         };
-        let limits = served.inner.limits;
-        served.inner.server.call(tool, &remote.remote_name, arguments, limits.time, limits.result_bytes)
+        let (server, limits) = (&served.inner.server, served.inner.limits);
+        Ok(ServerCall { server, tool, remote_name: &remote.remote_name, arguments, limits })
     }
 }
 

@@ -20,6 +20,7 @@ use tokio::sync::broadcast;
 pub mod http;
 mod transport;
 
+use crate::error::ToolError;
 use crate::host::Host;
 use crate::tool::{ToolFormat, ToolSpec};
 use transport::LineTransport;
@@ -139,10 +140,15 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let outcome = self.host.dispatch_async(&request.name, arguments).await;
+        // rmcp cancels `ct` on the client's `notifications/cancelled` for this request
+        // and when the session ends; the call then stops, and rmcp sends no answer.
+        let outcome = self.host.dispatch_until(&request.name, arguments, context.ct.cancelled()).await;
+        if let Err(ToolError::Cancelled { tool }) = &outcome.result {
+            tracing::info!("MCP call of '{tool}' cancelled by the client");
+        }
         if let (Some(from), Some(tool)) = (&outcome.repaired_from, &outcome.tool) {
             tracing::info!("MCP call: repaired tool name '{from}' -> '{tool}'");
         }

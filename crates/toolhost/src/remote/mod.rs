@@ -51,10 +51,17 @@ impl RemoteRuntime {
         Ok(RemoteRuntime(Some(runtime)))
     }
 
+    /// Starts `future` on the runtime; `None` once the runtime is shut down.
+    fn spawn<T: Send + 'static>(
+        &self,
+        future: impl Future<Output = T> + Send + 'static,
+    ) -> Option<tokio::task::JoinHandle<T>> {
+        Some(self.0.as_ref()?.spawn(future))
+    }
+
     /// Runs `future` on the runtime and waits for it, from any thread.
     fn run<T: Send + 'static>(&self, future: impl Future<Output = T> + Send + 'static) -> Option<T> {
-        let runtime = self.0.as_ref()?;
-        futures::executor::block_on(runtime.spawn(future)).ok()
+        futures::executor::block_on(self.spawn(future)?).ok()
     }
 }
 
@@ -152,9 +159,24 @@ impl RemoteServer {
     }
 
     /// Calls the tool the server names `remote_name` (registered as `tool`) with
-    /// bound `arguments`; `time` and `result_bytes` are the host's limits, the
-    /// file's `timeout_ms` taking precedence over `time`.
+    /// bound `arguments`, blocking this thread until it answers; `time` and
+    /// `result_bytes` are the host's limits, the file's `timeout_ms` taking precedence
+    /// over `time`.
     pub(crate) fn call(
+        self: &Arc<Self>,
+        tool: &str,
+        remote_name: &str,
+        arguments: Value,
+        time: Duration,
+        result_bytes: usize,
+    ) -> Result<Value, ToolError> {
+        futures::executor::block_on(self.call_async(tool, remote_name, arguments, time, result_bytes))
+    }
+
+    /// [`RemoteServer::call`] for async callers. The call runs on the servers' runtime;
+    /// dropping this future cancels it there, which tells the server
+    /// (`notifications/cancelled`, sent by rmcp when the request is dropped unanswered).
+    pub(crate) async fn call_async(
         self: &Arc<Self>,
         tool: &str,
         remote_name: &str,
@@ -164,11 +186,25 @@ impl RemoteServer {
     ) -> Result<Value, ToolError> {
         let limit = self.config.timeout.unwrap_or(time);
         let (server, tool_name, remote_name) = (self.clone(), tool.to_string(), remote_name.to_string());
-        let call = async move { server.call_async(&tool_name, &remote_name, arguments, limit, result_bytes).await };
-        self.runtime.run(call).unwrap_or_else(|| Err(self.failed(tool, "was stopped with the host".into(), false)))
+        // Held by this future: when it is dropped, `caller_gone` resolves.
+        let (_caller, caller_gone) = tokio::sync::oneshot::channel::<()>();
+        let exchange = async move {
+            let answer = server.exchange(&tool_name, &remote_name, arguments, limit, result_bytes);
+            match futures::future::select(std::pin::pin!(answer), caller_gone).await {
+                futures::future::Either::Left((answer, _)) => answer,
+                futures::future::Either::Right(_) => Err(ToolError::Cancelled { tool: tool_name.clone() }),
+            }
+        };
+        match self.runtime.spawn(exchange) {
+            Some(task) => {
+                task.await.unwrap_or_else(|_| Err(self.failed(tool, "was stopped with the host".into(), false)))
+            }
+            None => Err(self.failed(tool, "was stopped with the host".into(), false)),
+        }
     }
 
-    async fn call_async(
+    /// One call's requests to the server: sent once more if the first could not be.
+    async fn exchange(
         &self,
         tool: &str,
         remote_name: &str,
