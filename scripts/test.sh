@@ -50,6 +50,9 @@ TOOLHOST_CACHE_DIR=target/test-cache target/debug/toolhost list --plugins target
 host_cargo test "${host_packages[@]}" --locked --lib --bins --tests "$@"
 host_cargo test "${host_packages[@]}" --locked --doc "$@"
 took "the Rust tests"
+# The MCP project's conformance suite against `toolhost serve --http` (its summary).
+scripts/conformance.sh | sed -n '/=== SUMMARY ===/,$p'
+took "the MCP conformance suite"
 # The Python package (python/tests, pytest), with the native module the build above
 # made, the same guests and cache.
 scripts/test-python.sh

@@ -53,7 +53,8 @@ mod bindings {
     });
 }
 
-/// Log lines that reach the host's `tracing` output, tagged with the tool's component.
+/// Log lines that reach the host's `tracing` output, tagged with the tool's
+/// component, and the MCP client that made the call (`notifications/message`).
 pub mod log {
     pub use super::bindings::toolhost::tool::log::Level;
     use super::bindings::toolhost::tool::log::log;
@@ -86,5 +87,22 @@ pub mod log {
     /// Writes `message` at error level.
     pub fn error(message: &str) {
         write(Level::Error, message);
+    }
+}
+
+/// How far a long call has come: an MCP client that asked for progress gets each
+/// report as `notifications/progress`; other callers nothing.
+///
+/// ```ignore
+/// for (done, item) in items.iter().enumerate() {
+///     toolhost_guest::progress::report(done as f64, Some(items.len() as f64), None);
+///     work_on(item);
+/// }
+/// ```
+pub mod progress {
+    /// Reports that the call is at `done` of `total` (when known), with a message.
+    /// `done` should grow from one report to the next.
+    pub fn report(done: f64, total: Option<f64>, message: Option<&str>) {
+        super::bindings::toolhost::tool::progress::report(done, total, message);
     }
 }

@@ -26,6 +26,7 @@ mod nginx;
 mod oci;
 mod prewarm;
 mod process;
+mod reports;
 mod sandbox;
 mod self_repair;
 mod test_guests;

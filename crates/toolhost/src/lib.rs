@@ -70,7 +70,7 @@ pub use invoke::PrewarmState;
 pub use load::{ComponentReport, LoadReport, Provenance};
 pub use resolve::{Registry, Resolved, ToolsetError};
 pub use runtime::{Capacity, Prewarm};
-pub use sandbox::{DirGrant, Grants, HttpHostPattern, HttpHostPatternError, Limits};
+pub use sandbox::{CallObserver, DirGrant, Grants, HttpHostPattern, HttpHostPatternError, Limits, LogLevel, Progress};
 
 /// The old name of [`HttpHostPattern`], kept for one release.
 #[deprecated(since = "0.2.0", note = "renamed `HttpHostPattern`")]

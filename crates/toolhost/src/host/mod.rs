@@ -24,7 +24,7 @@ use crate::load::{Cache, LoadReport};
 use crate::mutex::lock;
 use crate::resolve::{Registry, Resolved, Toolset, ToolsetError};
 use crate::runtime::Runtime;
-use crate::sandbox::{Grants, Limits};
+use crate::sandbox::{CallObserver, Grants, Limits};
 use crate::tool::{Repair, ToolCall, ToolFormat, ToolSpec};
 use reload::Watcher;
 use snapshot::{Snapshot, Target};
@@ -304,12 +304,36 @@ impl Host {
         arguments: Value,
         cancelled: impl Future<Output = ()>,
     ) -> CallOutcome {
+        self.dispatch_in(name, arguments, None, cancelled).await
+    }
+
+    /// [`Host::dispatch_until`], with `observer` told the tool's progress reports and
+    /// log lines while it runs (the `toolhost:tool` imports `progress` and `log`;
+    /// at most 1,000 reports, 100 lines and 64 KiB per call). The MCP server face
+    /// turns them into `notifications/progress` and `notifications/message`.
+    pub async fn dispatch_observed(
+        &self,
+        name: &str,
+        arguments: Value,
+        observer: Arc<dyn CallObserver>,
+        cancelled: impl Future<Output = ()>,
+    ) -> CallOutcome {
+        self.dispatch_in(name, arguments, Some(observer), cancelled).await
+    }
+
+    async fn dispatch_in(
+        &self,
+        name: &str,
+        arguments: Value,
+        observer: Option<Arc<dyn CallObserver>>,
+        cancelled: impl Future<Output = ()>,
+    ) -> CallOutcome {
         let (snapshot, registry, resolved) = match self.resolve_call(name) {
             Ok(found) => found,
             Err(error) => return CallOutcome::failed(error),
         };
         let mut repairs = Vec::new();
-        let run = self.run_async(&snapshot, &registry, &resolved, &arguments, &mut repairs);
+        let run = self.run_async(&snapshot, &registry, &resolved, &arguments, observer.as_ref(), &mut repairs);
         // The call first: a call done by the time the caller gives up has its outcome.
         let result = match futures::future::select(std::pin::pin!(run), std::pin::pin!(cancelled)).await {
             Either::Left((result, _)) => result,
@@ -363,9 +387,13 @@ impl Host {
         registry: &Registry,
         resolved: &Resolved,
         arguments: &Value,
+        observer: Option<&Arc<dyn CallObserver>>,
         repairs: &mut Vec<Repair>,
     ) -> Result<Value, ToolError> {
         match self.prepare(snapshot, registry, resolved, Arguments::Json(arguments), repairs)? {
+            Step::Component(call, args) if observer.is_some() => {
+                invoke_async(&self.core.runtime, &Invocation { observer, ..call }, &args).await
+            }
             Step::Component(call, args) => invoke_async(&self.core.runtime, &call, &args).await,
             #[cfg(feature = "mcp-servers")]
             Step::Server(server, index) => {
@@ -405,6 +433,7 @@ impl Host {
             export: &found.export,
             result: function.result.as_ref(),
             limits: &served.limits,
+            observer: None,
         };
         Ok(Step::Component(call, args))
     }

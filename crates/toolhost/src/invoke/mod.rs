@@ -16,7 +16,7 @@ use wasmtime::component::{ComponentExportIndex, Val};
 
 use crate::error::ToolError;
 use crate::runtime::Runtime;
-use crate::sandbox::{CallState, Limits};
+use crate::sandbox::{CallObserver, CallState, Limits, Reports};
 use crate::tool::WitType;
 use outcome::{busy_error, classify_failure, convert_result, explain_denials};
 pub use warm::PrewarmState;
@@ -36,6 +36,8 @@ pub(crate) struct Invocation<'a> {
     pub(crate) result: Option<&'a WitType>,
     /// The limits it runs under.
     pub(crate) limits: &'a Limits,
+    /// Who hears the call's progress and log lines, besides `tracing`.
+    pub(crate) observer: Option<&'a Arc<dyn CallObserver>>,
 }
 
 /// How running guest code gives way when its time runs out or the executor needs it.
@@ -92,6 +94,7 @@ async fn run_in_fresh_store(
             (store, None)
         }
     };
+    store.data_mut().reports = Reports::to(call.observer.cloned());
     // The call's time starts now. A call waiting in the host (a sleep, a slow server)
     // is stopped by the timeout around the whole call; running guest code by the epoch,
     // or, yielding at every tick, by that same timeout.

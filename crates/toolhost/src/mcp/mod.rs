@@ -6,9 +6,11 @@
 //! result with `isError: true`, so the model reads it and tries again. A client with
 //! a session is sent `notifications/tools/list_changed` when the plugins reload.
 
+#[allow(deprecated, reason = "rmcp marks MCP logging deprecated (SEP-2577); the revisions we serve still have it")]
+use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    PaginatedRequestParams, RequestParamsMeta, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -18,6 +20,7 @@ use tokio::sync::broadcast;
 
 #[cfg(feature = "http")]
 pub mod http;
+mod notify;
 mod transport;
 
 use crate::error::ToolError;
@@ -65,6 +68,9 @@ pub struct McpServer {
     host: Host,
     /// Told of every reload that changed the plugins; each session listens.
     changes: broadcast::Sender<()>,
+    /// The log level the session's client asked for (shared by clones: see
+    /// [`McpServer::for_session`]).
+    level: notify::SessionLevel,
 }
 
 impl McpServer {
@@ -75,7 +81,13 @@ impl McpServer {
         host.on_change(move || {
             let _ = sender.send(());
         });
-        McpServer { host, changes }
+        McpServer { host, changes, level: notify::SessionLevel::default() }
+    }
+
+    /// A handler for one more session: the same host and news of reloads, with its
+    /// own log level.
+    pub fn for_session(&self) -> McpServer {
+        McpServer { level: notify::SessionLevel::default(), ..self.clone() }
     }
 }
 
@@ -89,9 +101,10 @@ fn mcp_tool(spec: &ToolSpec) -> Tool {
 }
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated, reason = "rmcp marks MCP logging deprecated (SEP-2577); the revisions we serve still have it")]
     fn get_info(&self) -> ServerConfig {
-        let mut info =
-            ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build());
+        let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_logging();
+        let mut info = ServerConfig::new(capabilities.build());
         info.server_info = Implementation::new("toolhost", env!("CARGO_PKG_VERSION"));
         info.instructions = Some(
             "Tools run in a sandbox. A failed call returns a message saying what to change; read it and call again."
@@ -129,6 +142,17 @@ impl ServerHandler for McpServer {
         });
     }
 
+    /// Keeps the least important level of tool log lines the client wants.
+    #[allow(deprecated, reason = "rmcp marks MCP logging deprecated (SEP-2577); the revisions we serve still have it")]
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.level.set(request.level);
+        Ok(())
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -142,10 +166,14 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let progress_token = request.progress_token().or_else(|| context.meta.get_progress_token());
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         // rmcp cancels `ct` on the client's `notifications/cancelled` for this request
         // and when the session ends; the call then stops, and rmcp sends no answer.
-        let outcome = self.host.dispatch_until(&request.name, arguments, context.ct.cancelled()).await;
+        let (observer, notices) = notify::observe(context.peer.clone(), progress_token, self.level.clone());
+        let outcome = self.host.dispatch_observed(&request.name, arguments, observer, context.ct.cancelled()).await;
+        // Every notice before the answer (the observer went with the call).
+        let _ = notices.await;
         if let Err(ToolError::Cancelled { tool }) = &outcome.result {
             tracing::info!("MCP call of '{tool}' cancelled by the client");
         }

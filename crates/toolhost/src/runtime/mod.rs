@@ -11,10 +11,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use wasmtime::component::{Component, InstancePre, Linker, Val};
+use wasmtime::component::{Component, InstancePre, Linker};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 mod admission;
+mod services;
 
 use admission::POOL_SLOTS;
 pub(crate) use admission::PREWARM_SLOTS;
@@ -26,9 +27,6 @@ use crate::sandbox::{CallState, EmptyRoot, install_shims};
 
 /// How often the epoch advances; time limits are enforced to this granularity.
 pub(crate) const TICK: Duration = Duration::from_millis(5);
-
-/// The name under which the host offers its log import.
-const LOG_INTERFACE: &str = "toolhost:tool/log@0.1.0";
 
 /// The engine, the linker and the epoch ticker, shared by every component.
 pub(crate) struct Runtime {
@@ -164,19 +162,7 @@ fn make_linker(engine: &Engine) -> wasmtime::Result<Linker<CallState>> {
     wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
     wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
     install_shims(&mut linker)?;
-    linker.instance(LOG_INTERFACE)?.func_new("log", |store, _ty, params, _results| {
-        let component = store.data().component.clone();
-        if let [Val::Enum(level), Val::String(message)] = params {
-            match level.as_str() {
-                "trace" => tracing::trace!(target: "toolhost::guest", %component, "{message}"),
-                "debug" => tracing::debug!(target: "toolhost::guest", %component, "{message}"),
-                "info" => tracing::info!(target: "toolhost::guest", %component, "{message}"),
-                "warn" => tracing::warn!(target: "toolhost::guest", %component, "{message}"),
-                _ => tracing::error!(target: "toolhost::guest", %component, "{message}"),
-            }
-        }
-        Ok(())
-    })?;
+    services::add_to_linker(&mut linker)?;
     Ok(linker)
 }
 

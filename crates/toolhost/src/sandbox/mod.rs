@@ -44,6 +44,7 @@
 mod capture;
 mod denials;
 mod http;
+mod reports;
 mod root;
 mod shims;
 mod state;
@@ -54,6 +55,8 @@ use std::time::Duration;
 
 pub(crate) use denials::Denial;
 pub use http::{HttpHostPattern, HttpHostPatternError};
+pub(crate) use reports::Reports;
+pub use reports::{CallObserver, LogLevel, Progress};
 pub(crate) use root::EmptyRoot;
 pub(crate) use shims::install as install_shims;
 pub(crate) use state::{CallState, GrantError};

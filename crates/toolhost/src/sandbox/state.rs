@@ -13,7 +13,7 @@ use super::capture::CapturedOutput;
 use super::denials::Denials;
 use super::http::HttpPolicy;
 use super::root::EmptyRoot;
-use super::{Grants, Limits};
+use super::{Grants, Limits, Reports};
 
 /// A granted folder that could not be opened for a call.
 #[derive(Debug, thiserror::Error)]
@@ -49,6 +49,9 @@ pub(crate) struct CallState {
     pub(crate) empty_root: Option<Arc<EmptyRoot>>,
     /// The guest's handles of that folder (one each time it asked for its folders).
     pub(crate) root_descriptors: Vec<u32>,
+    /// Where the call's progress and log lines go besides `tracing` (set when the
+    /// call starts: the store may be made before it).
+    pub(crate) reports: Reports,
 }
 
 impl CallState {
@@ -87,6 +90,7 @@ impl CallState {
             denials,
             empty_root: empty_root.cloned(),
             root_descriptors: Vec::new(),
+            reports: Reports::default(),
         })
     }
 }

@@ -51,6 +51,14 @@ impl Guest for Hostile {
         message.len() as u32
     }
 
+    fn log_lines(count: u32, error: bool) -> u32 {
+        let write = if error { toolhost_guest::log::error } else { toolhost_guest::log::debug };
+        for line in 0..count {
+            write(&format!("line {line}"));
+        }
+        count
+    }
+
     fn env_var(name: String) -> Option<String> {
         std::env::var(name).ok()
     }

@@ -215,7 +215,7 @@ fn router(
             let handler = OnceLock::new();
             move || {
                 let host = ready.get().ok_or_else(|| std::io::Error::other("the plugins are still loading"))?;
-                Ok(handler.get_or_init(|| McpServer::new(host.clone())).clone())
+                Ok(handler.get_or_init(|| McpServer::new(host.clone())).for_session())
             }
         },
         sessions,
