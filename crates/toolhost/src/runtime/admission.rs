@@ -117,11 +117,14 @@ impl Admission {
             return Ok(permit);
         }
         let started = Instant::now();
-        let queued = self.waiting.fetch_add(1, Ordering::SeqCst);
-        let _leave = Leave(&self.waiting);
-        if queued >= self.capacity.max_queued_calls {
+        // Join the queue only while it has room, so a refused call is never counted
+        // as waiting (two refused at once would otherwise each see the other).
+        let limit = self.capacity.max_queued_calls;
+        let joined = self.waiting.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < limit).then_some(n + 1));
+        if let Err(queued) = joined {
             return Err(self.busy(queued, started));
         }
+        let _leave = Leave(&self.waiting);
         match tokio::time::timeout(self.capacity.queue_timeout, self.slots.acquire()).await {
             Ok(Ok(permit)) => Ok(permit),
             // The semaphore is never closed; a timeout or a closed one both mean "no turn".
