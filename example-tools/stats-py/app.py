@@ -8,6 +8,10 @@ import statistics
 
 import wit_world
 from componentize_py_types import Err
+from wit_world.imports import content, log, progress
+
+# How many values `histogram` counts between two progress reports.
+_REPORT_EVERY = 10_000
 
 
 def _need_values(values):
@@ -52,3 +56,35 @@ class WitWorld(wit_world.WitWorld):
 
     def ratio(self, numerator, denominator):
         return numerator / denominator
+
+    def histogram(self, values, bins):
+        _need_values(values)
+        if not 1 <= bins <= 100:
+            raise Err(f"bins must be between 1 and 100, got {bins}")
+        low, high = min(values), max(values)
+        width = (high - low) / bins or 1.0
+        log.log(log.Level.INFO, f"counting {len(values)} values into {bins} bins of width {width:g}")
+        counts = [0] * bins
+        for done, value in enumerate(values):
+            if done % _REPORT_EVERY == 0:
+                progress.report(float(done), float(len(values)), "counting")
+            counts[min(int((value - low) / width), bins - 1)] += 1
+        progress.report(float(len(values)), float(len(values)), "counted")
+        chart = _bar_chart(counts, f"{len(values)} values from {low:g} to {high:g}")
+        content.add(content.Block_Image(content.Media(data=chart.encode(), mime_type="image/svg+xml")))
+        return counts
+
+
+def _bar_chart(counts, title):
+    """The counts as an SVG bar chart, 400 by 200 pixels below a title."""
+    tallest = max(counts) or 1
+    bar = 400 / len(counts)
+    bars = "".join(
+        f'<rect x="{i * bar:.1f}" y="{220 - 200 * count / tallest:.1f}" width="{bar * 0.9:.1f}" '
+        f'height="{200 * count / tallest:.1f}" fill="steelblue"/>'
+        for i, count in enumerate(counts)
+    )
+    return (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="220">'
+        f'<text x="4" y="14" font-size="12">{title}</text>{bars}</svg>'
+    )

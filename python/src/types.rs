@@ -233,6 +233,11 @@ pub(crate) struct PyCallOutcome {
     /// The `ToolExecutionError` (not raised), or None when the call succeeded.
     #[pyo3(get)]
     error: Option<Py<PyAny>>,
+    /// The content blocks the tool added (images, audio, resources), each a dict in
+    /// MCP's form (`{"type": "image", "data": base64, "mimeType": ...}`).
+    #[pyo3(get)]
+    content: Py<PyAny>,
+    outcome: CallOutcome,
 }
 
 impl PyCallOutcome {
@@ -242,7 +247,9 @@ impl PyCallOutcome {
             Err(error) => (py.None(), Some(errors::tool_error_value(py, error)?.unbind())),
         };
         let repairs = outcome.repairs.iter().map(ToString::to_string).collect();
-        Ok(PyCallOutcome { tool: outcome.tool, repaired_from: outcome.repaired_from, repairs, value, error })
+        let content = convert::to_python(py, &serde_json::to_value(&outcome.content).unwrap_or_default())?.unbind();
+        let (tool, repaired_from) = (outcome.tool.clone(), outcome.repaired_from.clone());
+        Ok(PyCallOutcome { tool, repaired_from, repairs, value, error, content, outcome })
     }
 }
 
@@ -252,6 +259,13 @@ impl PyCallOutcome {
     #[getter]
     fn ok(&self) -> bool {
         self.error.is_none()
+    }
+
+    /// The result as `format`'s tool-result message carries it: `"mcp"` (content
+    /// blocks), `"anthropic"` (`tool_result` content, with images), `"openai-responses"`
+    /// (`function_call_output` output, with images), `"openai"` (text).
+    fn tool_result<'py>(&self, py: Python<'py>, format: &str) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_python(py, &self.outcome.tool_result(crate::host::tool_format(format)?))
     }
 
     /// The value, or raises the error.

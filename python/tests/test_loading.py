@@ -14,7 +14,7 @@ def test_the_done_when_line(examples):
 
 def test_tools_describe_themselves(examples):
     tools = {tool.name: tool for tool in examples.tools()}
-    assert len(tools) == len(examples) == 34
+    assert len(tools) == len(examples) == 37
     convert = tools["convert"]
     assert (convert.component, convert.title, convert.sandboxed) == ("units", "Convert", True)
     assert convert.description.startswith("Converts a value from one unit to another")
@@ -28,7 +28,7 @@ def test_tools_describe_themselves(examples):
 @pytest.mark.parametrize("format, key", [("openai", "function"), ("openai-responses", "name"), ("anthropic", "input_schema"), ("mcp", "inputSchema")])
 def test_tool_definitions_in_each_format(examples, format, key):
     definitions = examples.tool_definitions(format)
-    assert len(definitions) == 34 and all(key in definition for definition in definitions)
+    assert len(definitions) == 37 and all(key in definition for definition in definitions)
     assert examples.tool("gcd").definition(format) in definitions
 
 

@@ -208,7 +208,7 @@ def test_the_package_pulls_and_pushes_and_says_why_not(registry, tmp_path):
     )
     reference = f"{registry}/package/calculator:3"
     pushed = toolhost.push(PLUGINS / "calculator.wasm", reference, sign=tmp_path / "author.key")
-    assert pushed["tools"] == ["evaluate", "factorial", "gcd", "percentage", "statistics"]
+    assert pushed["tools"] == ["evaluate", "factorial", "gcd", "percentage", "plot", "statistics"]
     assert pushed["signed_by"].startswith("sha256:")
 
     plugins = tmp_path / "plugins"

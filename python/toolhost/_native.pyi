@@ -85,7 +85,12 @@ class CallOutcome:
     @property
     def error(self) -> Optional[ToolExecutionError]: ...
     @property
+    def content(self) -> List[Dict[str, JSON]]:
+        """The content blocks the tool added (images, audio, resources), in MCP's form."""
+    @property
     def ok(self) -> bool: ...
+    def tool_result(self, format: str) -> JSON:
+        """The result as a provider's tool-result message carries it ("mcp", "anthropic", "openai-responses", "openai")."""
     def unwrap(self) -> JSON:
         """The value, or raises the error."""
 

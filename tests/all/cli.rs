@@ -33,7 +33,7 @@ fn list_prints_every_tool_with_its_parameters() {
     let text = stdout(&output);
     assert!(text.contains("evaluate  [calculator]\n    (expression: string) -> result<f64, string>\n    Evaluates an arithmetic expression"), "{text}");
     assert!(text.contains("slugify  [text]\n    (text: string, separator?: option<char>) -> string\n"), "{text}");
-    assert!(text.ends_with("34 tools\n"), "{text}");
+    assert!(text.ends_with("37 tools\n"), "{text}");
 }
 
 #[test]
@@ -60,7 +60,7 @@ fn schema_prints_each_providers_format() {
         );
     }
     let mcp = parse("mcp");
-    assert_eq!(mcp.len(), 34);
+    assert_eq!(mcp.len(), 37);
     for tool in mcp {
         // `outputSchema` for the tools that return something: all of the example tools.
         assert_eq!(keys(&tool), ["name", "title", "description", "inputSchema", "outputSchema", "annotations"]);

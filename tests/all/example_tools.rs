@@ -318,6 +318,71 @@ fn python_stats_summarises_averages_and_interpolates() {
 }
 
 #[test]
+fn python_stats_histogram_reports_progress_and_a_log_line_and_adds_an_svg_chart() {
+    let outcome = self::host().dispatch("histogram", &json!({"values": [1, 2, 2, 3, 10], "bins": 3}));
+    assert_eq!(outcome.result, Ok(json!([4, 0, 1])));
+    let [toolhost::Content::Image(chart)] = outcome.content.as_slice() else { panic!("{:?}", outcome.content) };
+    assert_eq!(chart.mime_type, "image/svg+xml");
+    let svg = String::from_utf8_lossy(&chart.data);
+    assert!(svg.starts_with("<svg") && svg.contains("5 values from 1 to 10") && svg.matches("<rect").count() == 3);
+    assert_eq!(tool_failed("histogram", json!({"values": [1], "bins": 0})), "bins must be between 1 and 100, got 0");
+
+    // Over MCP: progress for the token, the log line, then the counts and the chart.
+    let folder = common::plugins_with(&["stats-py"]);
+    let mut client = crate::mcp::Client::start_with(folder.path(), &[]);
+    client.initialize();
+    let values: Vec<u32> = (0..25_000).collect();
+    let call = json!({"name": "histogram", "arguments": {"values": values, "bins": 4}, "_meta": {"progressToken": 7}});
+    let answer = client.request(2, "tools/call", call);
+    let notices: Vec<Value> = client.answered().into_iter().map(|notice| notice["params"].clone()).collect();
+    let progress: Vec<(f64, &str)> = notices
+        .iter()
+        .filter(|notice| notice["progressToken"] == 7)
+        .map(|notice| (notice["progress"].as_f64().unwrap_or(-1.0), notice["message"].as_str().unwrap_or("")))
+        .collect();
+    assert_eq!(progress, [(0.0, "counting"), (10_000.0, "counting"), (20_000.0, "counting"), (25_000.0, "counted")]);
+    assert!(notices.iter().any(|notice| notice["data"] == "counting 25000 values into 4 bins of width 6249.75"));
+    let blocks = answer["result"]["content"].as_array().cloned().unwrap_or_default();
+    assert_eq!(blocks[0]["text"], "[6250,6250,6250,6250]", "{answer}");
+    assert_eq!((&blocks[1]["type"], &blocks[1]["mimeType"]), (&json!("image"), &json!("image/svg+xml")));
+}
+
+/// The one image a call added, as text (the example tools draw SVG).
+fn svg_of(outcome: &toolhost::CallOutcome) -> String {
+    let [toolhost::Content::Image(chart)] = outcome.content.as_slice() else { panic!("{:?}", outcome.content) };
+    assert_eq!(chart.mime_type, "image/svg+xml");
+    String::from_utf8(chart.data.clone()).expect("SVG is text")
+}
+
+#[test]
+fn rust_calculator_plots_an_expression_and_adds_its_chart() {
+    let outcome = self::host().dispatch("plot", &json!({"expression": "x ^ 2", "first": -1, "last": 1}));
+    let values = outcome.result.clone().expect("plotted");
+    let values: Vec<f64> = values.as_array().expect("a list").iter().filter_map(Value::as_f64).collect();
+    assert_eq!((values.len(), values[0], values[100]), (101, 1.0, 1.0));
+    assert!(values[50].abs() < 1e-12, "{}", values[50]);
+    let svg = svg_of(&outcome);
+    assert!(svg.starts_with("<svg") && svg.contains(">x ^ 2</text>") && svg.contains("<polyline"), "{svg}");
+    assert_eq!(
+        tool_failed("plot", json!({"expression": "ln(x)", "first": 1, "last": 0})),
+        "first must be less than last, both finite numbers (got 1 and 0)"
+    );
+    assert_eq!(
+        tool_failed("plot", json!({"expression": "1 / y", "first": 0, "last": 1})),
+        format!("at x = 0: {}", tool_failed("evaluate", json!({"expression": "1 / y"})))
+    );
+}
+
+#[test]
+fn javascript_urls_count_hosts_and_add_their_chart() {
+    let urls = ["https://a.example/x", "not a url", "http://b.example", "https://a.example/y"];
+    let outcome = self::host().dispatch("count_hosts", &json!({"urls": urls}));
+    assert_eq!(outcome.result, Ok(json!([["a.example", 2], ["b.example", 1]])));
+    let svg = svg_of(&outcome);
+    assert!(svg.contains(">a.example (2)</text>") && svg.matches("<rect").count() == 2, "{svg}");
+}
+
+#[test]
 fn javascript_urls_take_apart_build_and_decode() {
     assert_eq!(
         call("parse_url", json!({"url": "https://example.com:8080/a/b?x=1&y=caf%C3%A9#top"})),

@@ -199,7 +199,7 @@ fn hostile_tool_names_get_a_corrective_error() {
         ["", long.as_str(), "eval\u{0}uate", "\u{1b}[31mevaluate", "еvaluate", "___", "- -", "ｅｖａｌｕａｔｅ", "🦀"]
     {
         match host.call(name, &json!({"expression": "1"})) {
-            Err(ToolError::UnknownTool { available_tools, .. }) => assert_eq!(available_tools.len(), 34),
+            Err(ToolError::UnknownTool { available_tools, .. }) => assert_eq!(available_tools.len(), 37),
             Err(ToolError::AmbiguousTool { .. }) => {}
             other => panic!("{name:?}: expected a corrective error, got {other:?}"),
         }

@@ -192,7 +192,7 @@ fn rmcp_clients_list_and_call_tools_stateless_and_in_sessions_with_a_token() {
         for revision in revisions {
             let client = client(&server.url(), Some("s3cret-token"), revision.clone()).await;
             let tools = client.list_all_tools().await.expect("tools/list");
-            assert_eq!(tools.len(), 34, "{revision:?}");
+            assert_eq!(tools.len(), 37, "{revision:?}");
             let evaluate = tools.iter().find(|t| t.name == "evaluate").expect("evaluate is listed");
             let schema =
                 serde_json::to_value(evaluate.output_schema.as_deref().expect("an output schema")).expect("JSON");

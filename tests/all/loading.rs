@@ -21,6 +21,7 @@ fn example_folder_yields_the_exact_tool_list() {
             "build_url",
             "char_at",
             "convert",
+            "count_hosts",
             "days_between",
             "decode",
             "describe",
@@ -30,6 +31,7 @@ fn example_folder_yields_the_exact_tool_list() {
             "format_date_time",
             "gcd",
             "get_part",
+            "histogram",
             "is_palindrome",
             "keys",
             "length",
@@ -39,6 +41,7 @@ fn example_folder_yields_the_exact_tool_list() {
             "parse_url",
             "percentage",
             "percentile",
+            "plot",
             "query",
             "ratio",
             "read_file",
@@ -144,7 +147,7 @@ fn bad_files_are_skipped_with_one_warning_each() {
     fs::write(folder.path().join("notes.txt"), b"not a plugin").expect("write");
 
     let host = Host::builder().plugin_dir(folder.path()).no_cache().build().expect("host");
-    assert_eq!(host.tools().iter().filter(|t| t.component == "calculator").count(), 5);
+    assert_eq!(host.tools().iter().filter(|t| t.component == "calculator").count(), 6);
     assert_eq!(host.call("gcd", &json!({"a": 12, "b": 18})), Ok(json!(6)));
 
     let warnings = &host.load_report().warnings;

@@ -5,11 +5,13 @@
 //! The one other binary, `tests/memory`, measures the process's resident memory and
 //! so must run alone.
 mod architecture;
+mod asks;
 mod bfcl;
 mod cancel;
 mod capacity;
 mod cli;
 mod common;
+mod content;
 mod example_tools;
 mod extract;
 mod hostile;

@@ -80,6 +80,41 @@ impl Client {
         init
     }
 
+    /// Initializes the session (revision 2025-06-18) declaring `capabilities`.
+    pub(crate) fn initialize_with(&mut self, capabilities: Value) -> Value {
+        let params = json!({"protocolVersion": "2025-06-18", "capabilities": capabilities,
+                            "clientInfo": {"name": "test-client", "version": "1.0"}});
+        let init = self.request(1, "initialize", params);
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        init
+    }
+
+    /// Sends a request and returns its response, answering each request the server
+    /// sends meanwhile with what `answer` makes of it; notifications are kept (see
+    /// [`Client::answered`]).
+    pub(crate) fn request_answering(
+        &mut self,
+        id: u64,
+        method: &str,
+        params: Value,
+        mut answer: impl FnMut(&Value) -> Value,
+    ) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let line = self.lines.recv_timeout(Duration::from_secs(60)).expect("a message within a minute");
+            let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC: {line}: {e}"));
+            match (&message["id"], message.get("method")) {
+                (Value::Null, _) => self.skipped.push(message),
+                (asked, Some(_)) => {
+                    let reply = json!({"jsonrpc": "2.0", "id": asked, "result": answer(&message)});
+                    self.send(reply);
+                }
+                (answered, None) if *answered == json!(id) => return message,
+                (_, None) => panic!("a response to a request never sent: {message}"),
+            }
+        }
+    }
+
     /// The responses to requests `ids`, by id, skipping notifications; fails when one
     /// does not come within a minute or comes twice.
     fn responses(&mut self, ids: std::ops::Range<u64>) -> std::collections::BTreeMap<u64, Value> {
@@ -125,7 +160,7 @@ fn an_mcp_client_lists_and_calls_tools_over_stdio() {
 
     let list = client.request(2, "tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().expect("a tool list");
-    assert_eq!(tools.len(), 34);
+    assert_eq!(tools.len(), 37);
     let evaluate = tools.iter().find(|t| t["name"] == "evaluate").expect("evaluate is listed");
     assert!(evaluate["description"].as_str().unwrap_or("").starts_with("Evaluates an arithmetic expression"));
     assert_eq!(evaluate["inputSchema"]["required"], json!(["expression"]));
@@ -258,7 +293,7 @@ fn huge_truncated_and_unreadable_frames_leave_the_session_serving() {
     writeln!(client.stdin, "not JSON at all").expect("write");
     client.send(json!({"jsonrpc": "2.0", "id": 43, "method": "tools/list", "params": [1, 2]}));
     let unreadable = client.request(44, "tools/list", json!({}));
-    assert_eq!(unreadable["result"]["tools"].as_array().map(Vec::len), Some(34), "the session no longer serves");
+    assert_eq!(unreadable["result"]["tools"].as_array().map(Vec::len), Some(37), "the session no longer serves");
     // The request MCP cannot read is answered with its id, before the next one.
     let answers = client.answered();
     let refused = answers.iter().find(|m| m["id"] == json!(43)).expect("request 43 was answered");

@@ -100,7 +100,7 @@ fn a_pushed_component_is_pulled_by_tag_and_by_digest_locked_and_served() {
     let registry = Registry::start();
     let reference = registry.reference("calculator", "1.0.0");
     let pushed = block_on(oci::push(&example("calculator"), &reference, &options())).expect("push");
-    assert_eq!(pushed.tools, ["evaluate", "factorial", "gcd", "percentage", "statistics"]);
+    assert_eq!(pushed.tools, ["evaluate", "factorial", "gcd", "percentage", "plot", "statistics"]);
     assert!(pushed.artifact.starts_with("sha256:"));
 
     let plugins = tempfile::tempdir().expect("plugin folder");

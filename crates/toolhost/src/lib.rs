@@ -70,7 +70,10 @@ pub use invoke::PrewarmState;
 pub use load::{ComponentReport, LoadReport, Provenance};
 pub use resolve::{Registry, Resolved, ToolsetError};
 pub use runtime::{Capacity, Prewarm};
-pub use sandbox::{CallObserver, DirGrant, Grants, HttpHostPattern, HttpHostPatternError, Limits, LogLevel, Progress};
+pub use sandbox::{
+    CallObserver, DirGrant, Elicitation, ElicitationAnswer, Grants, HttpHostPattern, HttpHostPatternError, Limits,
+    LogLevel, Progress, Sampling, SamplingRole,
+};
 
 /// The old name of [`HttpHostPattern`], kept for one release.
 #[deprecated(since = "0.2.0", note = "renamed `HttpHostPattern`")]
@@ -79,6 +82,7 @@ pub type HostPattern = HttpHostPattern;
 #[deprecated(since = "0.2.0", note = "renamed `HttpHostPatternError`")]
 pub type HostPatternError = HttpHostPatternError;
 pub use tool::{
-    Case, ExpectedParameters, Field, ParamSpec, Repair, ServerTool, ToolAnnotations, ToolCall, ToolFormat, ToolOrigin,
-    ToolSpec, UnknownFormat, WitFunction, WitType,
+    Case, Content, EmbeddedResource, ExpectedParameters, Field, Media, ParamSpec, Repair, ResourceContents,
+    ResourceLink, ServerTool, ToolAnnotations, ToolCall, ToolFormat, ToolOrigin, ToolSpec, UnknownFormat, WitFunction,
+    WitType,
 };

@@ -14,7 +14,12 @@
 
 /// Evaluates `text`, or says what is wrong and where (1-based character position).
 pub(crate) fn evaluate(text: &str) -> Result<f64, String> {
-    let mut parser = Parser { chars: text.chars().collect(), pos: 0 };
+    evaluate_at(text, None)
+}
+
+/// Evaluates `text` with the name `x` standing for `x` (when given).
+pub(crate) fn evaluate_at(text: &str, x: Option<f64>) -> Result<f64, String> {
+    let mut parser = Parser { chars: text.chars().collect(), pos: 0, x };
     if parser.chars.iter().all(|c| c.is_whitespace()) {
         return Err("the expression is empty".into());
     }
@@ -32,6 +37,8 @@ pub(crate) fn evaluate(text: &str) -> Result<f64, String> {
 struct Parser {
     chars: Vec<char>,
     pos: usize,
+    /// What the name `x` stands for, if anything.
+    x: Option<f64>,
 }
 
 impl Parser {
@@ -151,6 +158,7 @@ impl Parser {
         match name.as_str() {
             "pi" => return Ok(std::f64::consts::PI),
             "e" => return Ok(std::f64::consts::E),
+            "x" if self.x.is_some() => return Ok(self.x.unwrap_or_default()),
             _ => {}
         }
         let function: fn(f64) -> f64 = match name.as_str() {

@@ -6,6 +6,7 @@
 )]
 
 mod expression;
+mod plot;
 
 toolhost_guest::generate!({ world: "calculator" });
 
@@ -34,6 +35,10 @@ impl Guest for Calculator {
         (1..=u64::from(n))
             .try_fold(1u64, |acc, k| acc.checked_mul(k))
             .ok_or_else(|| format!("{n}! does not fit in 64 bits; the largest supported n is 20"))
+    }
+
+    fn plot(expression: String, first: f64, last: f64) -> Result<Vec<f64>, String> {
+        plot::plot(&expression, first, last)
     }
 
     fn statistics(values: Vec<i64>) -> Option<Summary> {

@@ -25,7 +25,7 @@ use crate::mutex::lock;
 use crate::resolve::{Registry, Resolved, Toolset, ToolsetError};
 use crate::runtime::Runtime;
 use crate::sandbox::{CallObserver, Grants, Limits};
-use crate::tool::{Repair, ToolCall, ToolFormat, ToolSpec};
+use crate::tool::{Content, Repair, Returned, ToolCall, ToolFormat, ToolSpec};
 use reload::Watcher;
 use snapshot::{Snapshot, Target};
 
@@ -84,22 +84,39 @@ pub struct CallOutcome {
     /// Everything the host changed to run the call, in order: the name first, then
     /// the argument text, then keys and values. Empty for a call that was right as sent.
     pub repairs: Vec<Repair>,
-    /// The tool's result as JSON, or the corrective error.
+    /// The tool's result as JSON (`null` when it returned nothing), or the
+    /// corrective error.
     pub result: Result<Value, ToolError>,
+    /// The content blocks the tool added to its result (images, audio, resources;
+    /// see `wit/toolhost.wit`'s `content`), in order. Empty when the call failed.
+    pub content: Vec<Content>,
 }
 
 impl CallOutcome {
     /// The outcome of a call whose name did not resolve, or that could not start.
     fn failed(error: ToolError) -> CallOutcome {
-        CallOutcome { tool: None, repaired_from: None, repairs: Vec::new(), result: Err(error) }
+        CallOutcome { tool: None, repaired_from: None, repairs: Vec::new(), result: Err(error), content: Vec::new() }
     }
 
     /// The outcome of the call of a resolved tool, the name's repair first.
-    fn of(resolved: Resolved, mut repairs: Vec<Repair>, result: Result<Value, ToolError>) -> CallOutcome {
+    fn of(resolved: Resolved, mut repairs: Vec<Repair>, returned: Result<Returned, ToolError>) -> CallOutcome {
         if let Some(from) = &resolved.repaired_from {
             repairs.insert(0, Repair::ToolName { from: from.clone(), to: resolved.name.clone() });
         }
-        CallOutcome { tool: Some(resolved.name), repaired_from: resolved.repaired_from, repairs, result }
+        let (result, content) = match returned {
+            Ok(Returned { value, content }) => (Ok(value), content),
+            Err(error) => (Err(error), Vec::new()),
+        };
+        CallOutcome { tool: Some(resolved.name), repaired_from: resolved.repaired_from, repairs, result, content }
+    }
+
+    /// The call's result as `format`'s tool-result message carries it (see
+    /// [`ToolFormat::tool_result`]); a failed call's corrective message as text.
+    pub fn tool_result(&self, format: ToolFormat) -> Value {
+        match &self.result {
+            Ok(value) => format.tool_result(value, &self.content),
+            Err(error) => format.tool_result(&Value::Null, &[Content::text(error.to_string())]),
+        }
     }
 }
 
@@ -217,7 +234,7 @@ impl Host {
     pub fn dispatch_call(&self, call: &ExtractedCall) -> CallOutcome {
         if let Some(error) = &call.rejected {
             let repairs = call.repairs.clone();
-            return CallOutcome { tool: call.tool.clone(), repaired_from: None, repairs, result: Err(error.clone()) };
+            return CallOutcome { tool: call.tool.clone(), repairs, ..CallOutcome::failed(error.clone()) };
         }
         // The resolved name; a call made by hand without one is resolved as it was written.
         let tool = call.tool.as_ref().unwrap_or(&call.name);
@@ -370,7 +387,7 @@ impl Host {
         resolved: &Resolved,
         arguments: Arguments<'_>,
         repairs: &mut Vec<Repair>,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<Returned, ToolError> {
         match self.prepare(snapshot, registry, resolved, arguments, repairs)? {
             Step::Component(call, args) => invoke(&self.core.runtime, &call, &args),
             #[cfg(feature = "mcp-servers")]
@@ -389,7 +406,7 @@ impl Host {
         arguments: &Value,
         observer: Option<&Arc<dyn CallObserver>>,
         repairs: &mut Vec<Repair>,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<Returned, ToolError> {
         match self.prepare(snapshot, registry, resolved, Arguments::Json(arguments), repairs)? {
             Step::Component(call, args) if observer.is_some() => {
                 invoke_async(&self.core.runtime, &Invocation { observer, ..call }, &args).await

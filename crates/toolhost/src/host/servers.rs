@@ -52,7 +52,7 @@ mod imp {
     use crate::load::Version;
     use crate::remote::{RemoteRuntime, RemoteServer, RemoteTool, ServerConfig};
     use crate::sandbox::Limits;
-    use crate::tool::{Repair, ToolSpec};
+    use crate::tool::{Repair, Returned, ToolSpec};
 
     /// A started server, its tools as the snapshot took them, and the limits of its
     /// calls.
@@ -124,14 +124,14 @@ mod imp {
 
     impl ServerCall<'_> {
         /// Sends the call and waits for the answer, blocking this thread.
-        pub(in crate::host) fn run(self) -> Result<Value, ToolError> {
+        pub(in crate::host) fn run(self) -> Result<Returned, ToolError> {
             let ServerCall { server, tool, remote_name, arguments, limits } = self;
             server.call(tool, remote_name, arguments, limits.time, limits.result_bytes)
         }
 
         /// Sends the call and awaits the answer; dropping the future cancels the call
         /// at the server.
-        pub(in crate::host) async fn run_async(self) -> Result<Value, ToolError> {
+        pub(in crate::host) async fn run_async(self) -> Result<Returned, ToolError> {
             let ServerCall { server, tool, remote_name, arguments, limits } = self;
             server.call_async(tool, remote_name, arguments, limits.time, limits.result_bytes).await
         }

@@ -11,13 +11,12 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
-use serde_json::Value;
 use wasmtime::component::{ComponentExportIndex, Val};
 
 use crate::error::ToolError;
 use crate::runtime::Runtime;
 use crate::sandbox::{CallObserver, CallState, Limits, Reports};
-use crate::tool::WitType;
+use crate::tool::{Returned, WitType};
 use outcome::{busy_error, classify_failure, convert_result, explain_denials};
 pub use warm::PrewarmState;
 pub(crate) use warm::{Recipe, WarmPool, Warmer};
@@ -53,14 +52,18 @@ enum Pace {
 /// Runs `call` with `args` in a fresh instance, once it has a turn (see
 /// `runtime/admission.rs`), and puts the outcome in the model's terms. Blocks the
 /// calling thread until the call is done.
-pub(crate) fn invoke(runtime: &Runtime, call: &Invocation<'_>, args: &[Val]) -> Result<Value, ToolError> {
+pub(crate) fn invoke(runtime: &Runtime, call: &Invocation<'_>, args: &[Val]) -> Result<Returned, ToolError> {
     runtime.block_on(take_turn_and_run(runtime, call, args, Pace::Blocking))
 }
 
 /// [`invoke`] for async callers: the call runs on the awaiting task itself (no hand-off
 /// to another thread), its guest code yielding to the executor at every epoch tick
 /// and its waits in the host awaited, so the executor is never held longer than a tick.
-pub(crate) async fn invoke_async(runtime: &Runtime, call: &Invocation<'_>, args: &[Val]) -> Result<Value, ToolError> {
+pub(crate) async fn invoke_async(
+    runtime: &Runtime,
+    call: &Invocation<'_>,
+    args: &[Val],
+) -> Result<Returned, ToolError> {
     runtime.with_io(take_turn_and_run(runtime, call, args, Pace::Yielding)).await
 }
 
@@ -69,7 +72,7 @@ async fn take_turn_and_run(
     call: &Invocation<'_>,
     args: &[Val],
     pace: Pace,
-) -> Result<Value, ToolError> {
+) -> Result<Returned, ToolError> {
     let _turn = runtime.admission().turn().await.map_err(|busy| busy_error(call, busy))?;
     run_in_fresh_store(runtime, call, args, pace).await
 }
@@ -81,7 +84,7 @@ async fn run_in_fresh_store(
     call: &Invocation<'_>,
     args: &[Val],
     pace: Pace,
-) -> Result<Value, ToolError> {
+) -> Result<Returned, ToolError> {
     // With other calls running (or running a moment ago) the cores are busy already:
     // this call then makes and drops its own instance instead of handing work to the
     // preparing thread.
@@ -123,7 +126,7 @@ async fn run_in_fresh_store(
     let denied = store.data().denials.take();
     let outcome = match outcome {
         None => Err(ToolError::TimedOut { tool: call.tool.to_string(), limit: call.limits.time }),
-        Some(Ok(value)) => convert_result(call, value),
+        Some(Ok(value)) => convert_result(call, value, &mut store.data_mut().attached),
         Some(Err(error)) => Err(classify_failure(runtime, call, store.data(), &error)),
     };
     // Dropping the store resets its memory: off this call's path when it came alone.

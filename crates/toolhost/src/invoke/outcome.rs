@@ -1,6 +1,7 @@
-//! A call's outcome in the model's terms: a returned value as JSON (within the result
-//! size limit), a `result::err` as the tool's own message, a trap as a crash, a time
-//! or memory limit by name, and a failure after a sandbox denial as that denial.
+//! A call's outcome in the model's terms: a returned value as JSON with the content
+//! blocks the call added (within the result size limit), a `result::err` as the
+//! tool's own message, a trap as a crash, a time or memory limit by name, and a
+//! failure after a sandbox denial as that denial.
 
 use serde_json::Value;
 use wasmtime::Trap;
@@ -11,17 +12,17 @@ use super::crash::crash_reason;
 use super::result::{json_size, json_surely_longer_than, to_json};
 use crate::error::ToolError;
 use crate::runtime::{Busy, Runtime};
-use crate::sandbox::{CallState, Denial};
-use crate::tool::WitType;
+use crate::sandbox::{Attached, CallState, Denial};
+use crate::tool::{Returned, WitType};
 
 /// When the sandbox denied something and the call then failed, says so: the guest's
 /// own account ("Non-recoverable error", "Permission denied") hides the reason. A crash
 /// is put down to a denied network use only, not to a denied file (see [`Denial`]).
 pub(super) fn explain_denials(
     call: &Invocation<'_>,
-    outcome: Result<Value, ToolError>,
+    outcome: Result<Returned, ToolError>,
     denied: Vec<Denial>,
-) -> Result<Value, ToolError> {
+) -> Result<Returned, ToolError> {
     let explains = |denial: &Denial| match &outcome {
         Err(ToolError::ToolFailed { .. }) => true,
         Err(ToolError::Crashed { .. }) => !denial.file,
@@ -44,10 +45,19 @@ pub(super) fn explain_denials(
     }
 }
 
-/// Turns a returned value into JSON; a top-level `result::err` becomes [`ToolError::ToolFailed`].
-pub(super) fn convert_result(call: &Invocation<'_>, value: Option<Val>) -> Result<Value, ToolError> {
+/// Turns a returned value into JSON beside the content blocks the call added, both
+/// within the result limit; a top-level `result::err` becomes [`ToolError::ToolFailed`].
+pub(super) fn convert_result(
+    call: &Invocation<'_>,
+    value: Option<Val>,
+    attached: &mut Attached,
+) -> Result<Returned, ToolError> {
     let too_large =
         || ToolError::ResultTooLarge { tool: call.tool.to_string(), limit_bytes: call.limits.result_bytes as u64 };
+    if attached.over_limit() {
+        return Err(too_large());
+    }
+    let left = call.limits.result_bytes.saturating_sub(attached.bytes());
     let value = match (call.result, value) {
         (Some(WitType::Result { .. }), Some(Val::Result(outcome))) => match outcome {
             Ok(ok) => ok.map(|ok| *ok),
@@ -62,16 +72,16 @@ pub(super) fn convert_result(call: &Invocation<'_>, value: Option<Val>) -> Resul
         },
         (_, value) => value,
     };
-    let Some(value) = value else { return Ok(Value::Null) };
-    if json_surely_longer_than(&value, call.limits.result_bytes) {
+    let Some(value) = value else { return Ok(Returned { value: Value::Null, content: attached.take() }) };
+    if json_surely_longer_than(&value, left) {
         return Err(too_large());
     }
     let json = to_json(&value);
     drop(value);
-    if json_size(&json) > call.limits.result_bytes {
+    if json_size(&json) > left {
         return Err(too_large());
     }
-    Ok(json)
+    Ok(Returned { value: json, content: attached.take() })
 }
 
 /// Puts a failed instantiation or call in the model's terms; wasmtime's own account

@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 use wasmtime::component::Val;
 
+use crate::tool::json_len;
 use crate::tool::names::snake_case;
 
 /// Whether the JSON text of `val` is surely longer than `limit` bytes, judged from a
@@ -96,18 +97,7 @@ pub(crate) fn to_json(val: &Val) -> Value {
 
 /// The length of a value's JSON text, counted without building the text.
 pub(crate) fn json_size(value: &Value) -> usize {
-    struct Counter(usize);
-    impl std::io::Write for Counter {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 += bytes.len();
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut counter = Counter(0);
-    serde_json::to_writer(&mut counter, value).map_or(usize::MAX, |()| counter.0)
+    json_len(value)
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::broadcast;
 
+mod asks;
 #[cfg(feature = "http")]
 pub mod http;
 mod notify;
@@ -25,7 +26,7 @@ mod transport;
 
 use crate::error::ToolError;
 use crate::host::Host;
-use crate::tool::{ToolFormat, ToolSpec};
+use crate::tool::{Content, ToolFormat, ToolSpec};
 use transport::LineTransport;
 
 /// Why the MCP server stopped with an error.
@@ -182,7 +183,7 @@ impl ServerHandler for McpServer {
         }
         let result = match outcome.result {
             Ok(value) => {
-                let mut result = CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
+                let mut result = CallToolResult::success(content_blocks(&value, &outcome.content));
                 result.structured_content =
                     outcome.tool.as_deref().and_then(|tool| self.host.structured_result(tool, value));
                 result
@@ -192,4 +193,14 @@ impl ServerHandler for McpServer {
         };
         Ok(result.into())
     }
+}
+
+/// A call's result as MCP content: the value's JSON text, then the blocks the tool
+/// added (see [`ToolFormat::tool_result`]), read by rmcp.
+fn content_blocks(value: &Value, content: &[Content]) -> Vec<ContentBlock> {
+    let blocks = ToolFormat::Mcp.tool_result(value, content);
+    serde_json::from_value(blocks).unwrap_or_else(|error| {
+        tracing::warn!("rmcp does not read a content block of the result ({error}); sending its text");
+        vec![ContentBlock::text(ToolFormat::OpenAiChat.tool_result(value, content).as_str().unwrap_or_default())]
+    })
 }

@@ -3,19 +3,22 @@
 //! lines as `notifications/message` at or above the session's `logging/setLevel`
 //! (info when the client set none). The reports are queued as the tool makes them
 //! and sent in order by one task per call, which the call waits for before it
-//! answers, so that every notification comes before the result.
+//! answers, so that every notification comes before the result. Its questions go
+//! to the client as requests (`asks.rs`).
 
 #![allow(deprecated, reason = "rmcp marks MCP logging deprecated (SEP-2577); the revisions we serve still have it")]
 
 use std::sync::{Arc, Mutex};
 
+use futures::future::{BoxFuture, FutureExt as _};
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken};
 use rmcp::{Peer, RoleServer};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::asks;
 use crate::mutex::lock;
-use crate::sandbox::{CallObserver, LogLevel, Progress};
+use crate::sandbox::{CallObserver, Elicitation, ElicitationAnswer, LogLevel, Progress, Sampling};
 
 /// The least important level a session's client wants, as `logging/setLevel` set it.
 #[derive(Clone, Default)]
@@ -63,6 +66,7 @@ enum Notice {
 
 /// The observer of one call: queues what the client is to be told.
 pub(super) struct ClientObserver {
+    peer: Peer<RoleServer>,
     queue: mpsc::UnboundedSender<Notice>,
     progress_token: Option<ProgressToken>,
     level: SessionLevel,
@@ -84,6 +88,14 @@ impl CallObserver for ClientObserver {
             let _ = self.queue.send(Notice::Log(notice.with_logger(component)));
         }
     }
+
+    fn elicit(&self, question: Elicitation) -> BoxFuture<'static, ElicitationAnswer> {
+        asks::elicit(self.peer.clone(), question).boxed()
+    }
+
+    fn sample(&self, request: Sampling) -> BoxFuture<'static, Result<String, String>> {
+        asks::sample(self.peer.clone(), request).boxed()
+    }
 }
 
 /// Starts telling `peer` what one call reports: the observer to run the call with,
@@ -94,6 +106,7 @@ pub(super) fn observe(
     level: SessionLevel,
 ) -> (Arc<ClientObserver>, tokio::task::JoinHandle<()>) {
     let (queue, mut notices) = mpsc::unbounded_channel();
+    let client = peer.clone();
     let sender = tokio::spawn(async move {
         while let Some(notice) = notices.recv().await {
             let sent = match notice {
@@ -106,5 +119,5 @@ pub(super) fn observe(
             }
         }
     });
-    (Arc::new(ClientObserver { queue, progress_token, level }), sender)
+    (Arc::new(ClientObserver { peer: client, queue, progress_token, level }), sender)
 }

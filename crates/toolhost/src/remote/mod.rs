@@ -28,7 +28,7 @@ pub(crate) use config::ServerConfig;
 use crate::bind::SchemaBinder;
 use crate::error::ToolError;
 use crate::mutex::lock;
-use crate::tool::{ServerTool, ToolAnnotations, ToolSpec};
+use crate::tool::{Returned, ServerTool, ToolAnnotations, ToolSpec};
 use connection::Client;
 
 /// How many times a minute a server is started at most.
@@ -169,7 +169,7 @@ impl RemoteServer {
         arguments: Value,
         time: Duration,
         result_bytes: usize,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<Returned, ToolError> {
         futures::executor::block_on(self.call_async(tool, remote_name, arguments, time, result_bytes))
     }
 
@@ -183,7 +183,7 @@ impl RemoteServer {
         arguments: Value,
         time: Duration,
         result_bytes: usize,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<Returned, ToolError> {
         let limit = self.config.timeout.unwrap_or(time);
         let (server, tool_name, remote_name) = (self.clone(), tool.to_string(), remote_name.to_string());
         // Held by this future: when it is dropped, `caller_gone` resolves.
@@ -211,7 +211,7 @@ impl RemoteServer {
         arguments: Value,
         limit: Duration,
         result_bytes: usize,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<Returned, ToolError> {
         // The binder gives an object; anything else would be sent as no arguments.
         let arguments = arguments.as_object().cloned().unwrap_or_default();
         let params = CallToolRequestParams::new(remote_name.to_string()).with_arguments(arguments);
@@ -221,7 +221,7 @@ impl RemoteServer {
             let client = self.client().await.map_err(|down| self.down(tool, down))?;
             match tokio::time::timeout(limit, client.call_tool(params.clone())).await {
                 Err(_) => return Err(ToolError::TimedOut { tool: tool.to_string(), limit }),
-                Ok(Ok(answer)) => return outcome::value(tool, answer, result_bytes),
+                Ok(Ok(answer)) => return outcome::returned(tool, answer, result_bytes),
                 Ok(Err(ServiceError::TransportSend(_))) if attempt == 0 => self.forget(&client).await,
                 Ok(Err(error)) => return Err(self.broken(tool, &client, error).await),
             }

@@ -1,11 +1,14 @@
 //! The `toolhost:tool` imports a tool may use (`wit/toolhost.wit`): `log` (0.1.0 and
-//! 0.2.0) and `progress` (0.2.0). Each goes to `tracing` and to the call's
-//! [`Reports`](crate::sandbox::Reports), which pass it on to the caller within the
-//! call's bounds.
+//! 0.2.0), `progress`, `content`, `elicit` and `sample` (0.2.0). Log lines, progress,
+//! questions and requests to the caller's model go to the call's
+//! [`Reports`](crate::sandbox::Reports), which pass them on to the caller within the
+//! call's bounds (log lines to `tracing` too); content blocks to the call's result.
 
-use wasmtime::component::{Linker, Val};
+use futures::future::{FutureExt as _, ready};
+use wasmtime::component::{ComponentType, Lift, Linker, Lower, Val};
 
-use crate::sandbox::{CallState, LogLevel, Progress};
+use crate::sandbox::{CallState, Elicitation, ElicitationAnswer, LogLevel, Progress, Sampling, SamplingRole};
+use crate::tool::{Content, ResourceContents, ResourceLink};
 
 /// The versions of the package the host serves; a component may import either.
 const VERSIONS: [&str; 2] = ["0.1.0", "0.2.0"];
@@ -29,6 +32,37 @@ pub(super) fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<
         }
         Ok(())
     })?;
+    linker.instance("toolhost:tool/content@0.2.0")?.func_wrap("add", |mut store, (block,): (Block,)| {
+        store.data_mut().attached.add(block.into());
+        Ok(())
+    })?;
+    add_asks(linker)
+}
+
+/// `elicit.ask` and `sample.complete`: the call waits in the host for its caller's
+/// answer (the wait counts against its time limit).
+fn add_asks(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
+    linker.instance("toolhost:tool/elicit@0.2.0")?.func_wrap_async(
+        "ask",
+        |mut store, (message, schema): (String, String)| {
+            let answer = match serde_json::from_str(&schema) {
+                Ok(schema) => store.data_mut().reports.elicit(Elicitation::new(message, schema)),
+                Err(error) => {
+                    tracing::warn!(component = %store.data().component, "a question's schema is not JSON ({error}); declined");
+                    ready(ElicitationAnswer::Decline).boxed()
+                }
+            };
+            Box::new(async move { Ok((WitAnswer::from(answer.await),)) })
+        },
+    )?;
+    linker.instance("toolhost:tool/sample@0.2.0")?.func_wrap_async(
+        "complete",
+        |mut store, (messages, system_prompt, max_tokens): (Vec<WitMessage>, Option<String>, u32)| {
+            let messages = messages.into_iter().map(|message| (message.role.into(), message.text)).collect();
+            let reply = store.data_mut().reports.sample(Sampling::new(messages, system_prompt, max_tokens));
+            Box::new(async move { Ok((reply.await,)) })
+        },
+    )?;
     Ok(())
 }
 
@@ -63,4 +97,134 @@ fn option_string(value: &Val) -> Option<String> {
         },
         _ => None,
     }
+}
+
+// The `content` interface's types as wasmtime lifts them (typed, so that an image's
+// bytes are copied once rather than as one `Val` per byte).
+
+/// `content.media`.
+#[derive(ComponentType, Lift)]
+#[component(record)]
+struct Media {
+    data: Vec<u8>,
+    #[component(name = "mime-type")]
+    mime_type: String,
+}
+
+/// `content.contents`.
+#[derive(ComponentType, Lift)]
+#[component(variant)]
+enum Contents {
+    #[component(name = "text")]
+    Text(String),
+    #[component(name = "blob")]
+    Blob(Vec<u8>),
+}
+
+/// `content.embedded-resource`.
+#[derive(ComponentType, Lift)]
+#[component(record)]
+struct Embedded {
+    uri: String,
+    #[component(name = "mime-type")]
+    mime_type: Option<String>,
+    contents: Contents,
+}
+
+/// `content.resource-link`.
+#[derive(ComponentType, Lift)]
+#[component(record)]
+struct Link {
+    uri: String,
+    name: String,
+    description: Option<String>,
+    #[component(name = "mime-type")]
+    mime_type: Option<String>,
+}
+
+/// `content.block`.
+#[derive(ComponentType, Lift)]
+#[component(variant)]
+enum Block {
+    #[component(name = "text")]
+    Text(String),
+    #[component(name = "image")]
+    Image(Media),
+    #[component(name = "audio")]
+    Audio(Media),
+    #[component(name = "resource-link")]
+    ResourceLink(Link),
+    #[component(name = "embedded")]
+    Embedded(Embedded),
+}
+
+impl From<Block> for Content {
+    fn from(block: Block) -> Content {
+        match block {
+            Block::Text(text) => Content::text(text),
+            Block::Image(media) => Content::image(media.data, media.mime_type),
+            Block::Audio(media) => Content::audio(media.data, media.mime_type),
+            Block::ResourceLink(link) => {
+                Content::ResourceLink(ResourceLink::new(link.uri, link.name, link.description, link.mime_type))
+            }
+            Block::Embedded(resource) => {
+                let contents = match resource.contents {
+                    Contents::Text(text) => ResourceContents::Text { text },
+                    Contents::Blob(blob) => ResourceContents::Blob { blob },
+                };
+                Content::resource(resource.uri, resource.mime_type, contents)
+            }
+        }
+    }
+}
+
+/// `elicit.answer`.
+#[derive(ComponentType, Lower)]
+#[component(variant)]
+enum WitAnswer {
+    #[component(name = "accept")]
+    Accept(String),
+    #[component(name = "decline")]
+    Decline,
+    #[component(name = "cancel")]
+    Cancel,
+}
+
+impl From<ElicitationAnswer> for WitAnswer {
+    fn from(answer: ElicitationAnswer) -> WitAnswer {
+        match answer {
+            ElicitationAnswer::Accept(values) => WitAnswer::Accept(values.to_string()),
+            ElicitationAnswer::Decline => WitAnswer::Decline,
+            ElicitationAnswer::Cancel => WitAnswer::Cancel,
+        }
+    }
+}
+
+/// `sample.role`.
+#[allow(dead_code, reason = "its cases are made by wasmtime's `Lift`, which the lint does not see")]
+#[derive(ComponentType, Lift, Clone, Copy)]
+#[component(enum)]
+#[repr(u8)]
+enum WitRole {
+    #[component(name = "user")]
+    User,
+    #[component(name = "assistant")]
+    Assistant,
+}
+
+impl From<WitRole> for SamplingRole {
+    fn from(role: WitRole) -> SamplingRole {
+        match role {
+            WitRole::User => SamplingRole::User,
+            WitRole::Assistant => SamplingRole::Assistant,
+        }
+    }
+}
+
+/// `sample.message`.
+#[derive(ComponentType, Lift)]
+#[component(record)]
+struct WitMessage {
+    role: WitRole,
+    text: String,
 }

@@ -7,7 +7,10 @@
 //!   opens, the folder list) so that what is denied is seen and named;
 //! - `denials.rs`: the log of what was denied during one call;
 //! - `root.rs`: the empty folder every call sees at `/`;
-//! - `capture.rs`: bounded capture of the guest's stdout and stderr.
+//! - `capture.rs`: bounded capture of the guest's stdout and stderr;
+//! - `reports.rs`: a call's progress and log lines on their way to its caller, and
+//!   its questions (`asks.rs`: for the person, for the caller's model);
+//! - `attached.rs`: the content blocks a call adds to its result.
 //!
 //! # Where a call's limits come from, and where each is held
 //!
@@ -35,12 +38,16 @@
 //!   it. (Instances made ahead are bounded in all by `Prewarm::memory_bytes`,
 //!   `invoke/warm.rs`.)
 //! - `output_bytes`: the captured stdout and stderr (`capture.rs`): more is dropped.
-//! - `result_bytes`: the JSON of the value, checked as it is built
-//!   (`invoke/outcome.rs`; an MCP server's answer in `remote/outcome.rs`).
+//! - `result_bytes`: the JSON of the value and of the content blocks the call
+//!   added (binary data counted as base64): blocks as they are added (`attached.rs`),
+//!   the value as it is built (`invoke/outcome.rs`); an MCP server's answer in
+//!   `remote/outcome.rs`.
 //!
 //! A limit that stops a call comes back as `ToolError::TimedOut`, `OutOfMemory` or
 //! `ResultTooLarge`, in the model's terms (`invoke/outcome.rs`).
 
+mod asks;
+mod attached;
 mod capture;
 mod denials;
 mod http;
@@ -53,6 +60,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use asks::{Elicitation, ElicitationAnswer, Sampling, SamplingRole};
+pub(crate) use attached::Attached;
 pub(crate) use denials::Denial;
 pub use http::{HttpHostPattern, HttpHostPatternError};
 pub(crate) use reports::Reports;
@@ -71,7 +80,8 @@ pub struct Limits {
     pub memory_bytes: u64,
     /// Bytes of stdout and of stderr kept per call (more is dropped, never an error).
     pub output_bytes: usize,
-    /// Size of the returned value, as JSON text, in bytes.
+    /// Size of the returned value and the content blocks added to it, as JSON text
+    /// (binary data as base64), in bytes.
     pub result_bytes: usize,
 }
 

@@ -1,9 +1,14 @@
-//! What a running call tells its caller besides its result: progress and log lines
-//! (the `toolhost:tool` imports `progress` and `log`), passed to the [`CallObserver`]
-//! the call was started with, within bounds per call so that a tool cannot flood
-//! its caller.
+//! What a running call tells and asks its caller besides its result: progress and
+//! log lines (the `toolhost:tool` imports `progress` and `log`), questions for the
+//! person and requests to the caller's model (`elicit`, `sample`), passed to the
+//! [`CallObserver`] the call was started with, within bounds per call so that a
+//! tool cannot flood its caller.
 
 use std::sync::Arc;
+
+use futures::future::{BoxFuture, FutureExt as _, ready};
+
+use super::asks::{Elicitation, ElicitationAnswer, Sampling};
 
 /// Log lines of one call passed on to its observer, at most.
 pub(crate) const MAX_LOG_LINES: u32 = 100;
@@ -11,6 +16,10 @@ pub(crate) const MAX_LOG_LINES: u32 = 100;
 pub(crate) const MAX_LOG_BYTES: usize = 64 << 10;
 /// Progress reports of one call passed on to its observer, at most.
 pub(crate) const MAX_PROGRESS_REPORTS: u32 = 1000;
+/// Questions, and requests to the caller's model, of one call passed on, at most (each).
+pub(crate) const MAX_ASKS: u32 = 10;
+/// Why a caller that did not say otherwise has no model to ask.
+const NO_MODEL: &str = "the caller has no model to ask (only an MCP client with sampling has)";
 
 /// How important a tool's log line is (the `toolhost:tool/log` levels).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -65,6 +74,18 @@ pub trait CallObserver: Send + Sync {
     /// once, at [`LogLevel::Warn`] when the call's bound on what is passed on is
     /// reached, saying so.
     fn log(&self, _level: LogLevel, _component: &str, _message: &str) {}
+
+    /// The tool asks the person using the agent a question, and waits for the
+    /// answer (at most its call's time limit). Unless implemented, declines.
+    fn elicit(&self, _question: Elicitation) -> BoxFuture<'static, ElicitationAnswer> {
+        ready(ElicitationAnswer::Decline).boxed()
+    }
+
+    /// The tool asks the caller's model to continue a conversation, and waits for
+    /// its text, or why there is none. Unless implemented, there is none.
+    fn sample(&self, _request: Sampling) -> BoxFuture<'static, Result<String, String>> {
+        ready(Err(NO_MODEL.to_string())).boxed()
+    }
 }
 
 /// One call's reports on their way to its observer, counted against the bounds.
@@ -74,6 +95,8 @@ pub(crate) struct Reports {
     log_lines: u32,
     log_bytes: usize,
     progress_reports: u32,
+    questions: u32,
+    samplings: u32,
 }
 
 impl Reports {
@@ -100,6 +123,28 @@ impl Reports {
             return observer.log(LogLevel::Warn, component, &note);
         }
         observer.log(level, component, message);
+    }
+
+    /// Asks the observer `question` while the call is within its bound; declines
+    /// otherwise, and without an observer.
+    pub(crate) fn elicit(&mut self, question: Elicitation) -> BoxFuture<'static, ElicitationAnswer> {
+        self.questions = self.questions.saturating_add(1);
+        match &self.observer {
+            Some(observer) if self.questions <= MAX_ASKS => observer.elicit(question),
+            _ => ready(ElicitationAnswer::Decline).boxed(),
+        }
+    }
+
+    /// Passes `request` on to the observer's model while the call is within its bound.
+    pub(crate) fn sample(&mut self, request: Sampling) -> BoxFuture<'static, Result<String, String>> {
+        self.samplings = self.samplings.saturating_add(1);
+        match &self.observer {
+            Some(_) if self.samplings > MAX_ASKS => {
+                ready(Err(format!("a call may ask the caller's model at most {MAX_ASKS} times"))).boxed()
+            }
+            Some(observer) => observer.sample(request),
+            None => ready(Err(NO_MODEL.to_string())).boxed(),
+        }
     }
 
     /// Passes a progress report on while the call is within its bound.

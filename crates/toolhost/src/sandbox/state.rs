@@ -13,7 +13,7 @@ use super::capture::CapturedOutput;
 use super::denials::Denials;
 use super::http::HttpPolicy;
 use super::root::EmptyRoot;
-use super::{Grants, Limits, Reports};
+use super::{Attached, Grants, Limits, Reports};
 
 /// A granted folder that could not be opened for a call.
 #[derive(Debug, thiserror::Error)]
@@ -52,6 +52,8 @@ pub(crate) struct CallState {
     /// Where the call's progress and log lines go besides `tracing` (set when the
     /// call starts: the store may be made before it).
     pub(crate) reports: Reports,
+    /// The content blocks the call added to its result, within its result limit.
+    pub(crate) attached: Attached,
 }
 
 impl CallState {
@@ -91,6 +93,7 @@ impl CallState {
             empty_root: empty_root.cloned(),
             root_descriptors: Vec::new(),
             reports: Reports::default(),
+            attached: Attached::within(limits.result_bytes),
         })
     }
 }

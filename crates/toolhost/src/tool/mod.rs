@@ -1,21 +1,26 @@
 //! What the model sees of a tool: its spec (names, description, parameters, result),
-//! the WIT value types, their JSON Schema, the providers' definition formats, and the
-//! name conventions every stage matches names by. Pure data: nothing here knows
+//! the content a call may return besides its value, the WIT value types, their JSON
+//! Schema, the providers' definition formats, and the name conventions every stage
+//! matches names by. Pure data: nothing here knows
 //! wasmtime, so every other stage may depend on it.
 
 mod annotations;
 #[cfg(test)]
 pub(crate) mod arbitrary;
 mod call;
+mod content;
 mod formats;
 pub(crate) mod names;
 mod repair;
+mod results;
 mod schema;
 mod spec;
 mod types;
 
 pub use annotations::ToolAnnotations;
 pub use call::ToolCall;
+pub use content::{Content, EmbeddedResource, Media, ResourceContents, ResourceLink};
+pub(crate) use content::{Returned, json_len};
 pub use formats::{ToolFormat, UnknownFormat};
 pub use repair::Repair;
 pub(crate) use schema::schema_params;

@@ -8,12 +8,40 @@
 
 use std::time::Duration;
 
-use toolhost_guest::{log, progress};
+use toolhost_guest::elicit::Answer;
+use toolhost_guest::{content, elicit, log, progress, sample};
 
 toolhost_guest::generate!({ world: "conformance" });
 
 /// The pause between two reports of the logging and progress tools.
 const PAUSE: Duration = Duration::from_millis(50);
+
+/// A 1x1 red PNG image.
+const RED_PIXEL: [u8; 69] = [
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00,
+    0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53, 0xde, 0x00, 0x00, 0x00, 0x0c, 0x49,
+    0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0x00, 0x00, 0x03, 0x01, 0x01, 0x00, 0xc9, 0xfe, 0x92, 0xef,
+    0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+/// A WAV file of `samples` silent 8-bit mono samples at 8 kHz.
+fn silent_wav(samples: u32) -> Vec<u8> {
+    let mut wav = Vec::with_capacity(44 + samples as usize);
+    wav.extend_from_slice(b"RIFF");
+    wav.extend_from_slice(&(36 + samples).to_le_bytes());
+    wav.extend_from_slice(b"WAVEfmt ");
+    // A PCM format chunk: 16 bytes, format 1, 1 channel, 8,000 Hz, 8,000 bytes/s, 1-byte frames of 8 bits.
+    for field in [&16u32.to_le_bytes()[..], &1u16.to_le_bytes(), &1u16.to_le_bytes(), &8000u32.to_le_bytes()] {
+        wav.extend_from_slice(field);
+    }
+    for field in [&8000u32.to_le_bytes()[..], &1u16.to_le_bytes(), &8u16.to_le_bytes()] {
+        wav.extend_from_slice(field);
+    }
+    wav.extend_from_slice(b"data");
+    wav.extend_from_slice(&samples.to_le_bytes());
+    wav.resize(44 + samples as usize, 0x80);
+    wav
+}
 
 struct Conformance;
 
@@ -43,6 +71,81 @@ impl Guest for Conformance {
 
     fn test_error_handling() -> Result<String, String> {
         Err("This tool intentionally returns an error for testing".to_string())
+    }
+
+    fn test_image_content() {
+        content::image(&RED_PIXEL, "image/png");
+    }
+
+    fn test_audio_content() {
+        content::audio(&silent_wav(800), "audio/wav");
+    }
+
+    fn test_embedded_resource() {
+        content::embedded_text("test://embedded-resource", Some("text/plain"), "This is an embedded resource content.");
+    }
+
+    fn test_sampling(prompt: String) -> Result<String, String> {
+        sample::ask(&prompt, 100).map(|reply| format!("LLM response: {reply}"))
+    }
+
+    fn test_elicitation(message: String) -> String {
+        let schema = r#"{"type": "object", "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"}
+        }, "required": ["username", "email"]}"#;
+        format!("User response: {}", described(elicit::ask(&message, schema)))
+    }
+
+    fn test_elicitation_sep1034_defaults() -> String {
+        let schema = r#"{"type": "object", "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "score": {"type": "number", "default": 95.5},
+            "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "default": true}
+        }}"#;
+        format!(
+            "Elicitation completed: {}",
+            described(elicit::ask("Please review and update the form fields with defaults", schema))
+        )
+    }
+
+    fn test_elicitation_sep1330_enums() -> String {
+        let schema = r#"{"type": "object", "properties": {
+            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "oneOf": [
+                {"const": "value1", "title": "First Option"},
+                {"const": "value2", "title": "Second Option"},
+                {"const": "value3", "title": "Third Option"}]},
+            "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                "enumNames": ["Option One", "Option Two", "Option Three"]},
+            "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+            "titledMulti": {"type": "array", "items": {"anyOf": [
+                {"const": "value1", "title": "First Choice"},
+                {"const": "value2", "title": "Second Choice"},
+                {"const": "value3", "title": "Third Choice"}]}}
+        }}"#;
+        format!(
+            "Elicitation completed: {}",
+            described(elicit::ask("Please select options from the enum fields", schema))
+        )
+    }
+
+    fn test_multiple_content_types() {
+        content::text("Multiple content types test:");
+        content::image(&RED_PIXEL, "image/png");
+        let json = r#"{"test":"data","value":123}"#;
+        content::embedded_text("test://mixed-content-resource", Some("application/json"), json);
+    }
+}
+
+/// What the user did, as the conformance scenarios word it.
+fn described(answer: Answer) -> String {
+    match answer {
+        Answer::Accept(values) => format!("action=accept, content={values}"),
+        Answer::Decline => "action=decline, content={}".to_string(),
+        Answer::Cancel => "action=cancel, content={}".to_string(),
     }
 }
 

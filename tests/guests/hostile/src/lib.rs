@@ -59,6 +59,20 @@ impl Guest for Hostile {
         count
     }
 
+    fn add_images(count: u32, size: u32) -> u32 {
+        let image = vec![0; size as usize];
+        for _ in 0..count {
+            toolhost_guest::content::image(&image, "image/png");
+        }
+        count
+    }
+
+    fn ask_many(count: u32) -> u32 {
+        let schema = r#"{"type": "object", "properties": {"ok": {"type": "boolean"}}}"#;
+        let answered = (0..count).map(|i| toolhost_guest::elicit::ask(&format!("question {i}"), schema));
+        answered.filter(|answer| matches!(answer, toolhost_guest::elicit::Answer::Accept(_))).count() as u32
+    }
+
     fn env_var(name: String) -> Option<String> {
         std::env::var(name).ok()
     }

@@ -1,0 +1,97 @@
+"""An MCP SDK client (the MCP project's ``mcp`` package from PyPI) over stdio, against
+``toolhost serve``: it hears the progress and log lines that the Rust, Python and
+JavaScript example tools report, and gets each one's chart as an image content
+block; a tool's question reaches its elicitation callback and a tool's request its
+sampling callback, and their answers go back to the tool."""
+
+import asyncio
+import base64
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+
+from conftest import CACHE, PLUGINS, ROOT, guest
+
+TOOLHOST = Path(os.environ.get("TOOLHOST_BIN", ROOT / "target" / "debug" / "toolhost"))
+
+CALLS = [
+    # Rust (calculator), Python (stats-py), JavaScript (urls-js).
+    ("plot", {"expression": "x ^ 2", "first": 0, "last": 4}, "info"),
+    ("histogram", {"values": list(range(25_000)), "bins": 5}, "info"),
+    ("count_hosts", {"urls": ["https://a.example/1", "nonsense", "https://b.example"]}, "warning"),
+]
+
+
+def serving(plugins):
+    """``toolhost serve`` over ``plugins``, as the SDK starts a stdio server."""
+    if not TOOLHOST.is_file():
+        pytest.fail(f"{TOOLHOST} is missing: build the command first (cargo build)")
+    return StdioServerParameters(
+        command=str(TOOLHOST),
+        args=["serve", "--plugins", str(plugins)],
+        env={"TOOLHOST_CACHE_DIR": str(CACHE), "PATH": os.environ.get("PATH", "")},
+    )
+
+
+async def call_over_stdio(tool, arguments):
+    """Calls ``tool`` in a session of its own: the result, the progress and the log lines."""
+    progress, lines = [], []
+
+    async def on_log(params):
+        lines.append(params)
+
+    async def on_progress(done, total, message):
+        progress.append((done, total, message))
+
+    async with stdio_client(serving(PLUGINS)) as (read, write):
+        async with ClientSession(read, write, logging_callback=on_log) as session:
+            await session.initialize()
+            result = await session.call_tool(tool, arguments, progress_callback=on_progress)
+    return result, progress, lines
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("tool, arguments, level", CALLS, ids=[call[0] for call in CALLS])
+def test_an_mcp_sdk_client_hears_progress_and_logs_and_gets_the_chart(tool, arguments, level):
+    result, progress, lines = asyncio.run(call_over_stdio(tool, arguments))
+    assert not result.is_error, result
+    images = [block for block in result.content if block.type == "image"]
+    assert len(images) == 1, result.content
+    assert images[0].mime_type == "image/svg+xml"
+    assert base64.b64decode(images[0].data).startswith(b"<svg")
+    assert progress, "no progress was reported"
+    done, total, _ = progress[-1]
+    assert done == total and [step[0] for step in progress] == sorted(step[0] for step in progress)
+    assert [line.level for line in lines] == [level], lines
+
+
+@pytest.mark.timeout(120)
+def test_a_tools_question_and_request_reach_the_sdks_callbacks_and_their_answers_the_tool(tmp_path):
+    shutil.copy(guest("conformance"), tmp_path / "conformance.wasm")
+    asked, sampled = [], []
+
+    async def on_elicit(context, params):
+        asked.append(params)
+        return types.ElicitResult(action="accept", content={"username": "ada", "email": "ada@example.com"})
+
+    async def on_sample(context, params):
+        sampled.append(params)
+        return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text="4"), model="m")
+
+    async def run():
+        async with stdio_client(serving(tmp_path)) as (read, write):
+            async with ClientSession(read, write, elicitation_callback=on_elicit, sampling_callback=on_sample) as session:
+                await session.initialize()
+                elicited = await session.call_tool("test_elicitation", {"message": "Who are you?"})
+                sampled_result = await session.call_tool("test_sampling", {"prompt": "2+2?"})
+        return elicited, sampled_result
+
+    elicited, sampled_result = asyncio.run(run())
+    assert asked[0].message == "Who are you?"
+    assert "action=accept" in elicited.content[0].text and "ada@example.com" in elicited.content[0].text
+    assert sampled[0].messages[0].content.text == "2+2?" and sampled[0].max_tokens == 100
+    assert sampled_result.content[0].text == '"LLM response: 4"'
