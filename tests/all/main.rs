@@ -26,6 +26,7 @@ mod mcp_servers;
 mod network;
 mod nginx;
 mod oci;
+mod offers;
 mod prewarm;
 mod process;
 mod reports;

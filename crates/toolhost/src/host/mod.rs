@@ -4,6 +4,7 @@
 //! resolve the name, bind the arguments, invoke the tool, return the outcome.
 
 mod builder;
+mod offers;
 mod reload;
 mod servers;
 mod snapshot;

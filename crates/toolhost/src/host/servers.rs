@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use crate::load::Version;
-use crate::tool::ToolSpec;
+use crate::tool::{Asked, ToolSpec};
 
 /// One server as a snapshot serves it, and the version of its file.
 #[derive(Clone)]
@@ -31,6 +31,21 @@ impl ServedServer {
     pub(super) fn relisted(&self) -> ServedServer {
         ServedServer { inner: imp::relisted(&self.inner), ..self.clone() }
     }
+
+    /// Whether the server declared resources, and whether it declared prompts.
+    pub(super) fn offers(&self) -> (bool, bool) {
+        imp::offers(&self.inner)
+    }
+
+    /// Its name: its file's, without `.mcp.toml`.
+    pub(super) fn name(&self) -> &str {
+        imp::name(&self.inner)
+    }
+
+    /// Asks the server for what it offers besides tools: MCP's JSON, or why not.
+    pub(super) async fn ask(&self, asked: Asked) -> Result<serde_json::Value, String> {
+        imp::ask(&self.inner, asked).await
+    }
 }
 
 #[cfg(feature = "mcp-servers")]
@@ -52,7 +67,7 @@ mod imp {
     use crate::load::Version;
     use crate::remote::{RemoteRuntime, RemoteServer, RemoteTool, ServerConfig};
     use crate::sandbox::Limits;
-    use crate::tool::{Repair, Returned, ToolSpec};
+    use crate::tool::{Asked, Repair, Returned, ToolSpec};
 
     /// A started server, its tools as the snapshot took them, and the limits of its
     /// calls.
@@ -111,6 +126,18 @@ mod imp {
 
     pub(super) fn relisted(inner: &Inner) -> Inner {
         Inner { tools: inner.server.tools(), ..inner.clone() }
+    }
+
+    pub(super) fn offers(inner: &Inner) -> (bool, bool) {
+        inner.server.offers()
+    }
+
+    pub(super) fn name(inner: &Inner) -> &str {
+        inner.server.name()
+    }
+
+    pub(super) async fn ask(inner: &Inner, asked: Asked) -> Result<Value, String> {
+        inner.server.ask(asked).await
     }
 
     /// A server's tool with its arguments bound, ready to send.
@@ -197,6 +224,18 @@ mod imp {
     }
 
     pub(super) fn relisted(inner: &Inner) -> Inner {
+        match *inner {}
+    }
+
+    pub(super) fn offers(inner: &Inner) -> (bool, bool) {
+        match *inner {}
+    }
+
+    pub(super) fn name(inner: &Inner) -> &str {
+        match *inner {}
+    }
+
+    pub(super) async fn ask(inner: &Inner, _asked: crate::tool::Asked) -> Result<serde_json::Value, String> {
         match *inner {}
     }
 }

@@ -1,5 +1,7 @@
 //! Turns a compiled component's exports into tool specs: one per exported function,
-//! interfaces expanded into their functions, WASI exports and unusable signatures left out.
+//! interfaces expanded into their functions, WASI exports and unusable signatures left
+//! out; the `toolhost:tool` interfaces a component exports for the host (resources,
+//! prompts) kept apart as what it offers besides tools.
 
 use wasmtime::Engine;
 use wasmtime::component::types::{ComponentFunc, ComponentItem};
@@ -19,13 +21,72 @@ pub(crate) struct FoundTool {
     pub(crate) export: ComponentExportIndex,
 }
 
-/// What a component offers: its tools, and a warning for each export left out.
+/// What a component offers: its tools, its resources and prompts, and a warning for
+/// each export left out.
 #[derive(Debug, Default)]
 pub(crate) struct Introspection {
     /// The usable tools, in export order.
     pub(crate) tools: Vec<FoundTool>,
+    /// The functions of the `toolhost:tool` interfaces it exports for the host.
+    pub(crate) offers: Offers,
     /// One line per function that cannot be a tool, saying why.
     pub(crate) warnings: Vec<String>,
+}
+
+/// An interface of the `toolhost:tool` package a component may export for the host
+/// rather than as tools (`wit/toolhost.wit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Offered {
+    /// `resources`: list, templates, read.
+    Resources,
+    /// `prompts`: list, get, complete.
+    Prompts,
+}
+
+impl Offered {
+    /// The interface's name in the package.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Offered::Resources => "resources",
+            Offered::Prompts => "prompts",
+        }
+    }
+}
+
+/// One function of an [`Offered`] interface, with what is needed to call it.
+#[derive(Debug, Clone)]
+pub(crate) struct OfferedFn {
+    pub(crate) interface: Offered,
+    /// Its name in the interface (`list`, `read`, ...).
+    pub(crate) name: String,
+    pub(crate) export: ComponentExportIndex,
+    pub(crate) result: Option<WitType>,
+}
+
+/// What a component offers besides tools.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Offers(Vec<OfferedFn>);
+
+impl Offers {
+    /// The function `name` of `interface`, when the component exports it.
+    pub(crate) fn function(&self, interface: Offered, name: &str) -> Option<&OfferedFn> {
+        self.0.iter().find(|function| function.interface == interface && function.name == name)
+    }
+
+    /// Whether the component exports `interface`.
+    pub(crate) fn has(&self, interface: Offered) -> bool {
+        self.0.iter().any(|function| function.interface == interface)
+    }
+}
+
+/// Which offered interface an export is, by its name (any version of the package).
+fn offered(export_name: &str) -> Option<Offered> {
+    let interface = export_name.strip_prefix("toolhost:tool/")?;
+    match interface.split('@').next()? {
+        "resources" => Some(Offered::Resources),
+        "prompts" => Some(Offered::Prompts),
+        _ => None,
+    }
 }
 
 /// Lists the tools of `component`, named `component_name`, with descriptions from `docs`.
@@ -54,6 +115,11 @@ pub(crate) fn introspect(
                     let Some(export) = component.get_export_index(Some(&instance_index), func_name) else {
                         continue;
                     };
+                    if let Some(interface) = offered(export_name) {
+                        let result = func.results().next().map(|ty| wit_type(&ty));
+                        found.offers.0.push(OfferedFn { interface, name: func_name.to_string(), export, result });
+                        continue;
+                    }
                     let doc = docs.function(Some(export_name), func_name);
                     found.add(component_name, Some(export_name), func_name, &func, export, doc);
                 }
@@ -133,7 +199,15 @@ impl Introspection {
 
 #[cfg(test)]
 mod tests {
-    use super::is_plumbing;
+    use super::{Offered, is_plumbing, offered};
+
+    #[test]
+    fn the_packages_resources_and_prompts_are_offers_in_any_version() {
+        assert_eq!(offered("toolhost:tool/resources@0.2.0"), Some(Offered::Resources));
+        assert_eq!(offered("toolhost:tool/prompts@0.3.1"), Some(Offered::Prompts));
+        assert_eq!(offered("toolhost:tool/log@0.2.0"), None);
+        assert_eq!(offered("example:tool/resources@0.2.0"), None);
+    }
 
     #[test]
     fn wasi_and_componentize_py_exports_are_plumbing() {

@@ -26,7 +26,7 @@ pub(crate) use cache::{Cache, CacheError, default_dir};
 #[cfg(feature = "mcp-servers")]
 pub(crate) use folder::SERVER_SUFFIX;
 pub(crate) use folder::{Version, fingerprint, plugin_files, server_fingerprint};
-pub(crate) use introspect::FoundTool;
+pub(crate) use introspect::{FoundTool, Offered, Offers};
 #[cfg(feature = "oci")]
 pub(crate) use lockfile::{Entry as LockEntry, entries_in as lock_entries, record as record_lock_entry, sha256_digest};
 pub(crate) use manifest::Manifest;
@@ -55,6 +55,8 @@ pub(crate) struct Plugin {
     pub(crate) pre: InstancePre<CallState>,
     /// Its tools.
     pub(crate) tools: Vec<FoundTool>,
+    /// What it offers besides tools (resources, prompts).
+    pub(crate) offers: Offers,
     /// The manifest beside it, if any.
     pub(crate) manifest: Option<Manifest>,
     /// The folder it was loaded from (relative manifest paths start there).
@@ -102,7 +104,7 @@ pub(crate) fn load_file(
     if let Some(manifest) = &manifest {
         found.warnings.extend(manifest.apply_to(&name, &mut found.tools));
     }
-    if found.tools.is_empty() {
+    if found.tools.is_empty() && !found.offers.has(Offered::Resources) && !found.offers.has(Offered::Prompts) {
         return Err(bad("exports no function usable as a tool".to_string()));
     }
     let report = ComponentReport {
@@ -117,7 +119,7 @@ pub(crate) fn load_file(
         },
     };
     let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let plugin = Plugin { name, pre, tools: found.tools, manifest, folder };
+    let plugin = Plugin { name, pre, tools: found.tools, offers: found.offers, manifest, folder };
     Ok(LoadedFile { plugin, report, warnings: found.warnings })
 }
 

@@ -9,8 +9,10 @@
 #[allow(deprecated, reason = "rmcp marks MCP logging deprecated (SEP-2577); the revisions we serve still have it")]
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, RequestParamsMeta, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    RequestParamsMeta, ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -22,6 +24,7 @@ mod asks;
 #[cfg(feature = "http")]
 pub mod http;
 mod notify;
+mod offers;
 mod transport;
 
 use crate::error::ToolError;
@@ -104,8 +107,10 @@ fn mcp_tool(spec: &ToolSpec) -> Tool {
 impl ServerHandler for McpServer {
     #[allow(deprecated, reason = "rmcp marks MCP logging deprecated (SEP-2577); the revisions we serve still have it")]
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_logging();
-        let mut info = ServerConfig::new(capabilities.build());
+        let builder = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_logging();
+        let mut capabilities = builder.build();
+        offers::declare(&self.host, &mut capabilities);
+        let mut info = ServerConfig::new(capabilities);
         info.server_info = Implementation::new("toolhost", env!("CARGO_PKG_VERSION"));
         info.instructions = Some(
             "Tools run in a sandbox. A failed call returns a message saying what to change; read it and call again."
@@ -152,6 +157,71 @@ impl ServerHandler for McpServer {
     ) -> Result<(), ErrorData> {
         self.level.set(request.level);
         Ok(())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        offers::list_resources(&self.host).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        offers::list_templates(&self.host).await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        offers::read_resource(&self.host, request).await.map(Into::into)
+    }
+
+    /// Accepted: components cannot yet say that a resource changed, so nothing is sent.
+    async fn subscribe(
+        &self,
+        _request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        _request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        offers::list_prompts(&self.host).await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        offers::get_prompt(&self.host, request).await.map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        offers::complete(&self.host, request).await
     }
 
     async fn list_tools(

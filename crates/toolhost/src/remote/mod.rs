@@ -5,12 +5,14 @@
 //! calls go to the server under a time limit, and their answers and failures come
 //! back in the model's terms (`outcome.rs`). A server that exits is started again at
 //! the next call, after a backoff and at most a few times a minute; one that says its
-//! tools changed is listed again and the host told.
+//! tools changed is listed again and the host told. Its own resources and prompts
+//! are asked for on the same connection (`offers.rs`).
 //!
 //! The host does not sandbox these servers: they run with what their file grants.
 
 mod config;
 mod connection;
+mod offers;
 mod outcome;
 
 use std::collections::VecDeque;
@@ -93,6 +95,8 @@ pub(crate) struct RemoteServer {
     /// What the file says that the server does not bear out (a hidden tool it lacks).
     warnings: Mutex<Vec<String>>,
     on_change: OnceLock<Box<dyn Fn() + Send + Sync>>,
+    /// Whether it declared resources, and prompts, when it last started.
+    declared: Mutex<(bool, bool)>,
 }
 
 /// The connection, and when it was last (re)made.
@@ -125,6 +129,7 @@ impl RemoteServer {
             tools: ArcSwap::from_pointee(Vec::new()),
             warnings: Mutex::new(Vec::new()),
             on_change: OnceLock::new(),
+            declared: Mutex::new((false, false)),
         });
         let started = server.clone();
         let outcome = server.runtime.run(async move {
@@ -268,6 +273,10 @@ impl RemoteServer {
         match connected {
             Ok((client, listed)) => {
                 link.failures = 0;
+                if let Some(info) = client.peer_info() {
+                    let capabilities = &info.capabilities;
+                    *lock(&self.declared) = (capabilities.resources.is_some(), capabilities.prompts.is_some());
+                }
                 let client = Arc::new(client);
                 link.client = Some(client.clone());
                 self.store_tools(listed);

@@ -7,6 +7,7 @@
 mod annotations;
 #[cfg(test)]
 pub(crate) mod arbitrary;
+mod asked;
 mod call;
 mod content;
 mod formats;
@@ -18,6 +19,7 @@ mod spec;
 mod types;
 
 pub use annotations::ToolAnnotations;
+pub(crate) use asked::Asked;
 pub use call::ToolCall;
 pub use content::{Content, EmbeddedResource, Media, ResourceContents, ResourceLink};
 pub(crate) use content::{Returned, json_len};

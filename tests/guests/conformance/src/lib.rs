@@ -8,10 +8,13 @@
 
 use std::time::Duration;
 
+use exports::toolhost::tool::prompts::{Argument, Message, Prompt, Role};
+use exports::toolhost::tool::resources::{Entry, Template};
+use toolhost::tool::content::{Block, Contents, EmbeddedResource, Media};
 use toolhost_guest::elicit::Answer;
 use toolhost_guest::{content, elicit, log, progress, sample};
 
-toolhost_guest::generate!({ world: "conformance" });
+toolhost_guest::generate!({ world: "conformance", generate_all });
 
 /// The pause between two reports of the logging and progress tools.
 const PAUSE: Duration = Duration::from_millis(50);
@@ -146,6 +149,124 @@ fn described(answer: Answer) -> String {
         Answer::Accept(values) => format!("action=accept, content={values}"),
         Answer::Decline => "action=decline, content={}".to_string(),
         Answer::Cancel => "action=cancel, content={}".to_string(),
+    }
+}
+
+impl exports::toolhost::tool::resources::Guest for Conformance {
+    fn list() -> Vec<Entry> {
+        let resource = |uri: &str, name: &str, description: &str, mime_type: &str| Entry {
+            uri: uri.to_string(),
+            name: name.to_string(),
+            title: None,
+            description: Some(description.to_string()),
+            mime_type: Some(mime_type.to_string()),
+        };
+        vec![
+            resource("test://static-text", "static-text", "A fixed text", "text/plain"),
+            resource("test://static-binary", "static-binary", "A one-pixel PNG image", "image/png"),
+            resource("test://watched-resource", "watched-resource", "A resource to subscribe to", "text/plain"),
+        ]
+    }
+
+    fn templates() -> Vec<Template> {
+        vec![Template {
+            uri_template: "test://template/{id}/data".to_string(),
+            name: "template-data".to_string(),
+            title: None,
+            description: Some("The data of one item, by its id".to_string()),
+            mime_type: Some("application/json".to_string()),
+        }]
+    }
+
+    fn read(uri: String) -> Result<Vec<EmbeddedResource>, String> {
+        let contents = match uri.as_str() {
+            "test://static-text" => Contents::Text("This is the content of the static text resource.".to_string()),
+            "test://static-binary" => Contents::Blob(RED_PIXEL.to_vec()),
+            "test://watched-resource" => Contents::Text("Watched resource content".to_string()),
+            other => match other.strip_prefix("test://template/").and_then(|rest| rest.strip_suffix("/data")) {
+                Some(id) if !id.is_empty() && !id.contains('/') => {
+                    Contents::Text(format!(r#"{{"id":"{id}","templateTest":true,"data":"Data for ID: {id}"}}"#))
+                }
+                _ => return Err(format!("no resource at '{uri}'")),
+            },
+        };
+        let mime_type = match (&contents, uri.starts_with("test://template/")) {
+            (Contents::Blob(_), _) => "image/png",
+            (_, true) => "application/json",
+            _ => "text/plain",
+        };
+        Ok(vec![EmbeddedResource { uri, mime_type: Some(mime_type.to_string()), contents }])
+    }
+}
+
+impl exports::toolhost::tool::prompts::Guest for Conformance {
+    fn list() -> Vec<Prompt> {
+        let argument = |name: &str, description: &str| Argument {
+            name: name.to_string(),
+            description: Some(description.to_string()),
+            required: true,
+        };
+        let prompt = |name: &str, description: &str, arguments: Vec<Argument>| Prompt {
+            name: name.to_string(),
+            title: None,
+            description: Some(description.to_string()),
+            arguments,
+        };
+        vec![
+            prompt("test_simple_prompt", "A prompt without arguments", vec![]),
+            prompt(
+                "test_prompt_with_arguments",
+                "A prompt with two arguments",
+                vec![argument("arg1", "First test argument"), argument("arg2", "Second test argument")],
+            ),
+            prompt(
+                "test_prompt_with_embedded_resource",
+                "A prompt with a resource in it",
+                vec![argument("resourceUri", "URI of the resource to embed")],
+            ),
+            prompt("test_prompt_with_image", "A prompt with an image in it", vec![]),
+        ]
+    }
+
+    fn get(name: String, arguments: Vec<(String, String)>) -> Result<Vec<Message>, String> {
+        let argument = |wanted: &str| {
+            arguments
+                .iter()
+                .find(|(name, _)| name == wanted)
+                .map(|(_, value)| value.clone())
+                .ok_or_else(|| format!("the argument '{wanted}' is missing"))
+        };
+        let user = |content: Block| Message { role: Role::User, content };
+        let text = |text: &str| user(Block::Text(text.to_string()));
+        Ok(match name.as_str() {
+            "test_simple_prompt" => vec![text("This is a simple prompt for testing.")],
+            "test_prompt_with_arguments" => {
+                let (arg1, arg2) = (argument("arg1")?, argument("arg2")?);
+                vec![text(&format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"))]
+            }
+            "test_prompt_with_embedded_resource" => vec![
+                user(Block::Embedded(EmbeddedResource {
+                    uri: argument("resourceUri")?,
+                    mime_type: Some("text/plain".to_string()),
+                    contents: Contents::Text("Embedded resource content for testing.".to_string()),
+                })),
+                text("Please process the embedded resource above."),
+            ],
+            "test_prompt_with_image" => vec![
+                user(Block::Image(Media { data: RED_PIXEL.to_vec(), mime_type: "image/png".to_string() })),
+                text("Please analyze the image above."),
+            ],
+            other => return Err(format!("no prompt named '{other}'")),
+        })
+    }
+
+    fn complete(name: String, argument: String, value: String) -> Vec<String> {
+        let candidates: &[&str] = match (name.as_str(), argument.as_str()) {
+            ("test_prompt_with_arguments", "arg1") => &["paris", "park", "party"],
+            ("test://template/{id}/data", "id") => &["1", "2", "3", "123"],
+            _ => &[],
+        };
+        candidates.iter().filter(|candidate| candidate.starts_with(&value)).map(|c| c.to_string()).collect()
     }
 }
 
