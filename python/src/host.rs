@@ -122,6 +122,53 @@ impl PyHost {
         PyCallOutcome::new(py, outcome)
     }
 
+    /// The resources the plugins offer (components exporting `toolhost:tool/resources`,
+    /// MCP servers that have them): a pair of lists of dicts in MCP's shape, the
+    /// resources (`uri`, `name`, `mimeType`, ...) and the templates (`uriTemplate`, ...).
+    fn list_resources<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let host = self.host.clone();
+        let (resources, templates) = wait(py, async move { host.list_resources().await })?;
+        let pair = [convert::to_python(py, &Value::Array(resources))?, convert::to_python(py, &Value::Array(templates))?];
+        Ok(pyo3::types::PyTuple::new(py, pair)?.into_any())
+    }
+
+    /// The contents of the resource at `uri` (dicts with `uri`, `mimeType` and `text` or
+    /// base64 `blob`); raises `ToolExecutionError` when no plugin offers it or its
+    /// plugin cannot read it.
+    fn read_resource<'py>(&self, py: Python<'py>, uri: &str) -> PyResult<Bound<'py, PyAny>> {
+        let (host, uri) = (self.host.clone(), uri.to_owned());
+        match wait(py, async move { host.read_resource(&uri).await })? {
+            Ok(contents) => convert::to_python(py, &Value::Array(contents)),
+            Err(error) => Err(errors::tool_error(py, &error)),
+        }
+    }
+
+    /// The prompts the plugins offer, as dicts in MCP's shape (`name`, `description`,
+    /// `arguments`); a name two plugins share is qualified as `plugin.name`.
+    fn list_prompts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let host = self.host.clone();
+        let prompts = wait(py, async move { host.list_prompts().await })?;
+        convert::to_python(py, &Value::Array(prompts))
+    }
+
+    /// The messages of prompt `name` with `arguments` (dicts: `role`, `content`);
+    /// raises `ToolExecutionError` for an unknown prompt or what the prompt refuses.
+    #[pyo3(signature = (name, arguments=None))]
+    fn get_prompt<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        arguments: Option<std::collections::HashMap<String, String>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let arguments: serde_json::Map<String, Value> =
+            arguments.unwrap_or_default().into_iter().map(|(key, value)| (key, Value::String(value))).collect();
+        let (host, name) = (self.host.clone(), name.to_owned());
+        match wait(py, async move { host.get_prompt(&name, &arguments).await })? {
+            Ok(messages) => convert::to_python(py, &Value::Array(messages)),
+            Err(error) => Err(errors::tool_error(py, &error)),
+        }
+    }
+
     /// `call` for asyncio: returns an awaitable; the tool runs on a worker thread, so
     /// the event loop is never blocked. Call it from a running event loop. Cancelling
     /// the awaitable (or the task awaiting it) stops the call: the tool's instance is
@@ -304,6 +351,12 @@ fn settle(py: Python<'_>, event_loop: &Py<PyAny>, future: &Py<PyAny>, outcome: C
     };
     // Only a closed loop fails here: nothing is waiting, so there is nobody to tell.
     drop(resolved);
+}
+
+/// Runs `future` on the worker pool and waits for it, the GIL released.
+fn wait<T: Send + 'static>(py: Python<'_>, future: impl Future<Output = T> + Send + 'static) -> PyResult<T> {
+    let pool = worker_pool()?;
+    Ok(py.detach(|| pool.block_on(future)))
 }
 
 /// The threads `call_async` runs tools on: tokio's blocking pool, started once.

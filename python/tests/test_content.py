@@ -1,7 +1,10 @@
 """What a tool returns besides its value: images, audio and resources as MCP content
-blocks on ``CallOutcome.content``, and in each provider's tool-result message."""
+blocks on ``CallOutcome.content``, and in each provider's tool-result message; and
+what a component offers besides tools: resources and prompts."""
 
 import base64
+
+import pytest
 
 import toolhost
 
@@ -39,3 +42,18 @@ def test_content_past_the_result_limit_fails_the_call():
     outcome = host.dispatch("add_images", {"count": 1, "size": 100_000})
     assert outcome.error is not None and outcome.error.kind == "result_too_large"
     assert host.call("echo", {"text": "after"}) == "after"
+
+
+def test_a_components_resources_and_prompts_are_listed_read_and_got():
+    host = conformance()
+    resources, templates = host.list_resources()
+    assert [resource["uri"] for resource in resources][:2] == ["test://static-text", "test://static-binary"]
+    assert templates[0]["uriTemplate"] == "test://template/{id}/data"
+    assert host.read_resource("test://template/7/data")[0]["mimeType"] == "application/json"
+    with pytest.raises(toolhost.ToolExecutionError, match="test://nothing"):
+        host.read_resource("test://nothing")
+    assert "test_prompt_with_arguments" in [prompt["name"] for prompt in host.list_prompts()]
+    messages = host.get_prompt("test_prompt_with_arguments", {"arg1": "a", "arg2": "b"})
+    assert messages == [{"role": "user", "content": {"type": "text", "text": "Prompt with arguments: arg1='a', arg2='b'"}}]
+    with pytest.raises(toolhost.ToolExecutionError, match="the argument 'arg2' is missing"):
+        host.get_prompt("test_prompt_with_arguments", {"arg1": "a"})
