@@ -128,7 +128,8 @@ impl PyHost {
     fn list_resources<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let host = self.host.clone();
         let (resources, templates) = wait(py, async move { host.list_resources().await })?;
-        let pair = [convert::to_python(py, &Value::Array(resources))?, convert::to_python(py, &Value::Array(templates))?];
+        let pair =
+            [convert::to_python(py, &Value::Array(resources))?, convert::to_python(py, &Value::Array(templates))?];
         Ok(pyo3::types::PyTuple::new(py, pair)?.into_any())
     }
 

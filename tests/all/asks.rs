@@ -1,8 +1,12 @@
 //! A tool's questions reach its caller: a question for the person as MCP's
 //! `elicitation/create`, a request to the caller's model as `sampling/createMessage`,
-//! each answer back to the tool; a client without the capability is never asked and
-//! the tool hears so; a tool is asked at most ten questions per call, and a question
-//! nobody answers ends at the call's time limit, the host serving on.
+//! each answer back to the tool, in a session and, in the stateless revision
+//! (2026-07-28), as rounds of `tools/call` (`InputRequiredResult`, then a retry with
+//! the answers); a client without the capability is never asked and the tool hears
+//! so; a tool is asked at most ten questions per call, and a question nobody answers
+//! ends at the call's time limit, the host serving on.
+
+#![allow(deprecated, reason = "rmcp marks MCP sampling deprecated (SEP-2577); the revisions tested still have it")]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -127,4 +131,89 @@ fn a_question_nobody_answers_ends_at_the_calls_time_limit() {
     assert_eq!(silent.0.load(Ordering::SeqCst), 1);
     // Without an observer nobody can answer: declined at once.
     assert_eq!(host.call("ask_many", &json!({"count": 3})), Ok(json!(0)));
+}
+
+/// An rmcp client that answers every question with `ada` and every request to its
+/// model with `4`, counting each.
+#[derive(Clone, Default)]
+struct Answering {
+    questions: Arc<AtomicUsize>,
+    samplings: Arc<AtomicUsize>,
+}
+
+impl rmcp::ClientHandler for Answering {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut info = rmcp::model::ClientConfig::default();
+        info.capabilities =
+            serde_json::from_value(json!({"elicitation": {"form": {}}, "sampling": {}})).expect("capabilities");
+        info
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        self.questions.fetch_add(1, Ordering::SeqCst);
+        let answer = json!({"action": "accept", "content": {"username": "ada", "email": "ada@example.com"}});
+        Ok(serde_json::from_value(answer).expect("an answer"))
+    }
+
+    async fn create_message(
+        &self,
+        _request: rmcp::model::CreateMessageRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
+        self.samplings.fetch_add(1, Ordering::SeqCst);
+        let reply = json!({"role": "assistant", "content": {"type": "text", "text": "4"}, "model": "m"});
+        Ok(serde_json::from_value(reply).expect("a reply"))
+    }
+}
+
+/// The text of a result's first block.
+fn first_text(result: &rmcp::model::CallToolResult) -> String {
+    let block = serde_json::to_value(&result.content[0]).expect("JSON");
+    block["text"].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn rmcp_clients_on_the_session_and_the_stateless_revisions_answer_questions() {
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
+
+    let folder = tempfile::tempdir().expect("a folder");
+    std::fs::copy(common::test_guest("conformance"), folder.path().join("conformance.wasm")).expect("copy");
+    let server = crate::http::Server::start(folder.path(), &[]);
+    server.wait_until_ready();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let lifecycles = [
+        ("2025-11-25, a session", ClientLifecycleMode::Initialize),
+        (
+            "2026-07-28, stateless",
+            ClientLifecycleMode::Discover { preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28] },
+        ),
+    ];
+    for (revision, lifecycle) in lifecycles {
+        runtime.block_on(async {
+            let answering = Answering::default();
+            let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(server.url());
+            let client = answering.clone().serve_with_lifecycle(transport, lifecycle).await.expect("connects");
+            let mut asked = rmcp::model::CallToolRequestParams::new("test_elicitation");
+            asked = asked.with_arguments(serde_json::from_value(json!({"message": "Who?"})).expect("arguments"));
+            let answer = client.call_tool(asked).await.expect("tools/call");
+            assert!(first_text(&answer).contains("action=accept"), "{revision}: {answer:?}");
+            let mut sampled = rmcp::model::CallToolRequestParams::new("test_sampling");
+            sampled = sampled.with_arguments(serde_json::from_value(json!({"prompt": "2+2?"})).expect("arguments"));
+            let answer = client.call_tool(sampled).await.expect("tools/call");
+            assert_eq!(first_text(&answer), "\"LLM response: 4\"", "{revision}: {answer:?}");
+            assert_eq!(answering.questions.load(Ordering::SeqCst), 1, "{revision}");
+            assert_eq!(answering.samplings.load(Ordering::SeqCst), 1, "{revision}");
+            if revision.starts_with("2026") {
+                // A round that names no waiting call is refused, saying what to do.
+                let stale = rmcp::model::CallToolRequestParams::new("test_elicitation").with_request_state("gone");
+                let refused = client.call_tool_once(stale).await.expect_err("refused");
+                assert!(refused.to_string().contains("no call waits under this requestState"), "{refused}");
+            }
+            let _ = client.cancel().await;
+        });
+    }
 }

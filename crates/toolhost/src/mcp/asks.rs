@@ -19,8 +19,7 @@ pub(super) async fn elicit(peer: Peer<RoleServer>, question: Elicitation) -> Eli
         tracing::debug!("a tool's question declined: the MCP client has no elicitation capability");
         return ElicitationAnswer::Decline;
     }
-    let request = json!({"mode": "form", "message": question.message, "requestedSchema": question.schema});
-    let params: ElicitRequestParams = match serde_json::from_value(request) {
+    let params: ElicitRequestParams = match serde_json::from_value(elicitation_params(&question)) {
         Ok(params) => params,
         Err(error) => {
             tracing::warn!("a tool's question declined: its schema is not one MCP elicitation takes ({error})");
@@ -48,6 +47,19 @@ pub(super) async fn sample(peer: Peer<RoleServer>, request: Sampling) -> Result<
     if !can_sample {
         return Err("the MCP client has no model to ask (it did not declare sampling)".into());
     }
+    let params: CreateMessageRequestParams = serde_json::from_value(sampling_params(&request))
+        .map_err(|error| format!("the request cannot be sent: {error}"))?;
+    let reply = peer.create_message(params).await.map_err(|error| format!("the MCP client did not answer: {error}"))?;
+    reply_text(&serde_json::to_value(&reply).unwrap_or_default())
+}
+
+/// The parameters of `elicitation/create` (form mode) for `question`, as MCP's JSON.
+pub(super) fn elicitation_params(question: &Elicitation) -> Value {
+    json!({"mode": "form", "message": question.message, "requestedSchema": question.schema})
+}
+
+/// The parameters of `sampling/createMessage` for `request`, as MCP's JSON.
+pub(super) fn sampling_params(request: &Sampling) -> Value {
     let messages: Vec<Value> = request
         .messages
         .iter()
@@ -60,18 +72,15 @@ pub(super) async fn sample(peer: Peer<RoleServer>, request: Sampling) -> Result<
         })
         .collect();
     let mut params = json!({"messages": messages, "maxTokens": request.max_tokens});
-    if let Some(prompt) = request.system_prompt {
-        params["systemPrompt"] = Value::String(prompt);
+    if let Some(prompt) = &request.system_prompt {
+        params["systemPrompt"] = Value::String(prompt.clone());
     }
-    let params: CreateMessageRequestParams =
-        serde_json::from_value(params).map_err(|error| format!("the request cannot be sent: {error}"))?;
-    let reply = peer.create_message(params).await.map_err(|error| format!("the MCP client did not answer: {error}"))?;
-    reply_text(&serde_json::to_value(&reply).unwrap_or_default())
+    params
 }
 
 /// The text of a `sampling/createMessage` result: its text block, or its text blocks
 /// joined; an error when it has none.
-fn reply_text(reply: &Value) -> Result<String, String> {
+pub(super) fn reply_text(reply: &Value) -> Result<String, String> {
     let blocks = match &reply["content"] {
         Value::Array(blocks) => blocks.clone(),
         block => vec![block.clone()],

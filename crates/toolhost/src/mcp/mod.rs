@@ -11,12 +11,13 @@ use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
     GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    RequestParamsMeta, ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, RequestParamsMeta, ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::broadcast;
 
@@ -25,11 +26,13 @@ mod asks;
 pub mod http;
 mod notify;
 mod offers;
+mod rounds;
 mod transport;
 
 use crate::error::ToolError;
-use crate::host::Host;
+use crate::host::{CallOutcome, Host};
 use crate::tool::{Content, ToolFormat, ToolSpec};
+use rounds::{Round, Rounds};
 use transport::LineTransport;
 
 /// Why the MCP server stopped with an error.
@@ -75,6 +78,9 @@ pub struct McpServer {
     /// The log level the session's client asked for (shared by clones: see
     /// [`McpServer::for_session`]).
     level: notify::SessionLevel,
+    /// Calls waiting for their client's answers, in the stateless revision (shared
+    /// by every session).
+    rounds: Rounds,
 }
 
 impl McpServer {
@@ -85,7 +91,7 @@ impl McpServer {
         host.on_change(move || {
             let _ = sender.send(());
         });
-        McpServer { host, changes, level: notify::SessionLevel::default() }
+        McpServer { host, changes, level: notify::SessionLevel::default(), rounds: Rounds::default() }
     }
 
     /// A handler for one more session: the same host and news of reloads, with its
@@ -237,6 +243,9 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if context.protocol_version().is_some_and(|version| version >= ProtocolVersion::V_2026_07_28) {
+            return self.call_in_rounds(request, context).await;
+        }
         let progress_token = request.progress_token().or_else(|| context.meta.get_progress_token());
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         // rmcp cancels `ct` on the client's `notifications/cancelled` for this request
@@ -245,13 +254,63 @@ impl ServerHandler for McpServer {
         let outcome = self.host.dispatch_observed(&request.name, arguments, observer, context.ct.cancelled()).await;
         // Every notice before the answer (the observer went with the call).
         let _ = notices.await;
+        Ok(self.tool_result(outcome).into())
+    }
+}
+
+impl McpServer {
+    /// A call in the stateless revision, where a tool's questions take rounds
+    /// (`rounds.rs`): the first round starts the call; a request carrying a
+    /// `requestState` resumes the call it names with the client's answers.
+    async fn call_in_rounds(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let running = match &request.request_state {
+            Some(state) => self.rounds.resume(state, request.input_responses.as_ref()).ok_or_else(|| {
+                let message =
+                    "no call waits under this requestState (it ended, or ran out of time): call the tool again";
+                ErrorData::invalid_params(message, Some(json!({"requestState": state})))
+            })?,
+            None => self.start_call(request, &context),
+        };
+        match self.rounds.round(running, context.ct.cancelled()).await {
+            Some(Round::Done(outcome)) => Ok(self.tool_result(outcome).into()),
+            Some(Round::Asks(asks)) => Ok((*asks).into()),
+            None => {
+                Err(ErrorData::internal_error("the call was cancelled, or its task ended without an outcome", None))
+            }
+        }
+    }
+
+    /// Starts a call on a task of its own, asking through rounds.
+    fn start_call(&self, request: CallToolRequestParams, context: &RequestContext<RoleServer>) -> rounds::Running {
+        let progress_token = request.progress_token().or_else(|| context.meta.get_progress_token());
+        let (reports, notices) = notify::observe(context.peer.clone(), progress_token, self.level.clone());
+        let (observer, running, events, cancel) = Rounds::start(reports, context.client_capabilities().as_ref());
+        let (host, name) = (self.host.clone(), request.name.to_string());
+        let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        tokio::spawn(async move {
+            let outcome =
+                host.dispatch_observed(&name, arguments, observer, async move { cancel.notified().await }).await;
+            let _ = notices.await;
+            let _ = events.send(rounds::Event::Done(outcome));
+        });
+        running
+    }
+
+    /// A call's outcome as MCP's tool result: the value's text and content blocks
+    /// (and the value as structured content when the tool declares an output
+    /// schema), or the corrective message with `isError`.
+    fn tool_result(&self, outcome: CallOutcome) -> CallToolResult {
         if let Err(ToolError::Cancelled { tool }) = &outcome.result {
             tracing::info!("MCP call of '{tool}' cancelled by the client");
         }
         if let (Some(from), Some(tool)) = (&outcome.repaired_from, &outcome.tool) {
             tracing::info!("MCP call: repaired tool name '{from}' -> '{tool}'");
         }
-        let result = match outcome.result {
+        match outcome.result {
             Ok(value) => {
                 let mut result = CallToolResult::success(content_blocks(&value, &outcome.content));
                 result.structured_content =
@@ -260,8 +319,7 @@ impl ServerHandler for McpServer {
             }
             // A tool's own error and every corrective message are results the model reads.
             Err(error) => CallToolResult::error(vec![ContentBlock::text(error.to_string())]),
-        };
-        Ok(result.into())
+        }
     }
 }
 
