@@ -127,7 +127,8 @@ impl PyHost {
     /// resources (`uri`, `name`, `mimeType`, ...) and the templates (`uriTemplate`, ...).
     fn list_resources<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let host = self.host.clone();
-        let (resources, templates) = wait(py, async move { host.list_resources().await })?;
+        let (resources, templates) =
+            wait(py, async move { (host.list_resources().await, host.list_resource_templates().await) })?;
         let pair =
             [convert::to_python(py, &Value::Array(resources))?, convert::to_python(py, &Value::Array(templates))?];
         Ok(pyo3::types::PyTuple::new(py, pair)?.into_any())

@@ -14,7 +14,7 @@ use super::snapshot::{ServedComponent, Snapshot};
 use crate::error::ToolError;
 use crate::invoke::{Invocation, invoke_async};
 use crate::load::Offered;
-use crate::tool::{Asked, Content};
+use crate::tool::{Asked, Content, EmbeddedResource, ResourceContents};
 
 /// A plugin that may offer something: a component or a server, by its index in the
 /// snapshot.
@@ -59,18 +59,27 @@ impl Host {
             || snapshot.servers.iter().any(|server| server.offers().1)
     }
 
-    /// Every plugin's resources and templates, as MCP's `resources/list` and
-    /// `resources/templates/list` have them (`{"uri", "name", "mimeType", ...}`,
-    /// `{"uriTemplate", ...}`). A plugin whose list fails is left out, logged.
+    /// Every plugin's resources, as MCP's `resources/list` has them (`{"uri",
+    /// "name", "mimeType", ...}`). A plugin whose list fails is left out, logged.
     /// Needs a tokio runtime, as [`Host::call_async`] does.
-    pub async fn list_resources(&self) -> (Vec<Value>, Vec<Value>) {
+    pub async fn list_resources(&self) -> Vec<Value> {
+        self.list_all(Listing::Resources).await
+    }
+
+    /// Every plugin's resource templates, as MCP's `resources/templates/list` has
+    /// them (`{"uriTemplate", "name", ...}`), as [`Host::list_resources`] does.
+    pub async fn list_resource_templates(&self) -> Vec<Value> {
+        self.list_all(Listing::Templates).await
+    }
+
+    /// What every plugin lists, in load order.
+    async fn list_all(&self, listing: Listing) -> Vec<Value> {
         let snapshot = self.core.current.load_full();
-        let (mut resources, mut templates) = (Vec::new(), Vec::new());
+        let mut all = Vec::new();
         for source in sources(&snapshot) {
-            resources.extend(self.list(&snapshot, source, Listing::Resources).await);
-            templates.extend(self.list(&snapshot, source, Listing::Templates).await);
+            all.extend(self.list(&snapshot, source, listing).await);
         }
-        (resources, templates)
+        all
     }
 
     /// The contents of the resource at `uri`, as MCP's `resources/read` has them
@@ -81,9 +90,11 @@ impl Host {
         let snapshot = self.core.current.load_full();
         for source in sources(&snapshot) {
             let listed = self.list(&snapshot, source, Listing::Resources).await;
-            let templates = self.list(&snapshot, source, Listing::Templates).await;
             let matches = |t: &Value| t["uriTemplate"].as_str().is_some_and(|t| template_matches(t, uri));
-            if listed.iter().any(|entry| entry["uri"] == uri) || templates.iter().any(matches) {
+            // The templates are asked for only when the list does not name the URI.
+            if listed.iter().any(|entry| entry["uri"] == uri)
+                || self.list(&snapshot, source, Listing::Templates).await.iter().any(matches)
+            {
                 return self.read_from(&snapshot, source, uri).await;
             }
         }
@@ -352,24 +363,22 @@ fn without_nulls(fields: Vec<(&str, Value)>) -> Value {
     Value::Object(fields.into_iter().filter(|(_, value)| !value.is_null()).map(|(k, v)| (k.to_string(), v)).collect())
 }
 
+/// A resources `entry` as MCP lists it.
 fn mcp_resource(entry: &Value) -> Value {
-    without_nulls(vec![
-        ("uri", entry["uri"].clone()),
-        ("name", entry["name"].clone()),
-        ("title", entry["title"].clone()),
-        ("description", entry["description"].clone()),
-        ("mimeType", entry["mime_type"].clone()),
-    ])
+    mcp_listed(entry, ("uri", "uri"))
 }
 
+/// A resources `template` as MCP lists it.
 fn mcp_template(template: &Value) -> Value {
-    without_nulls(vec![
-        ("uriTemplate", template["uri_template"].clone()),
-        ("name", template["name"].clone()),
-        ("title", template["title"].clone()),
-        ("description", template["description"].clone()),
-        ("mimeType", template["mime_type"].clone()),
-    ])
+    mcp_listed(template, ("uriTemplate", "uri_template"))
+}
+
+/// A listed resource or template under MCP's names: its `(mcp, wit)` address field,
+/// then name, title, description and MIME type.
+fn mcp_listed(listed: &Value, (key, wit_key): (&str, &str)) -> Value {
+    let fields = [(key, wit_key), ("name", "name"), ("title", "title"), ("description", "description")];
+    let fields = fields.into_iter().chain([("mimeType", "mime_type")]);
+    without_nulls(fields.map(|(mcp, wit)| (mcp, listed[wit].clone())).collect())
 }
 
 fn mcp_prompt(prompt: &Value) -> Value {
@@ -397,14 +406,17 @@ fn mcp_prompt(prompt: &Value) -> Value {
 
 /// An `embedded-resource` as MCP's resource contents.
 fn mcp_contents(resource: &Value) -> Value {
-    let mut contents =
-        without_nulls(vec![("uri", resource["uri"].clone()), ("mimeType", resource["mime_type"].clone())]);
-    let (key, value) = match (&resource["contents"]["tag"], &resource["contents"]["value"]) {
-        (tag, bytes) if tag == "blob" => ("blob", json!(bytes_of(bytes).map(|b| base64_of(&b)).unwrap_or_default())),
-        (_, text) => ("text", text.clone()),
+    embedded_of(resource).map_or(Value::Null, |resource| serde_json::to_value(resource).unwrap_or_default())
+}
+
+/// An `embedded-resource` (as the invocation's JSON has it) as [`EmbeddedResource`].
+fn embedded_of(resource: &Value) -> Option<EmbeddedResource> {
+    let contents = match resource["contents"]["tag"].as_str()? {
+        "blob" => ResourceContents::Blob { blob: bytes_of(&resource["contents"]["value"])? },
+        _ => ResourceContents::Text { text: resource["contents"]["value"].as_str()?.to_string() },
     };
-    contents[key] = value;
-    contents
+    let mime_type = resource["mime_type"].as_str().map(str::to_string);
+    Some(EmbeddedResource { uri: resource["uri"].as_str()?.to_string(), mime_type, contents })
 }
 
 /// A prompt `message` as MCP's.
@@ -427,7 +439,7 @@ fn content_of(block: &Value) -> Option<Content> {
             text("description"),
             text("mime_type"),
         )),
-        "embedded" => return serde_json::from_value(json!({"type": "resource", "resource": mcp_contents(value)})).ok(),
+        "embedded" => Content::Resource { resource: embedded_of(value)? },
         _ => return None,
     })
 }
@@ -435,11 +447,6 @@ fn content_of(block: &Value) -> Option<Content> {
 /// The bytes of a `list<u8>` as JSON (an array of numbers).
 fn bytes_of(list: &Value) -> Option<Vec<u8>> {
     list.as_array()?.iter().map(|byte| byte.as_u64().and_then(|b| u8::try_from(b).ok())).collect()
-}
-
-fn base64_of(bytes: &[u8]) -> String {
-    use base64::Engine as _;
-    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 #[cfg(test)]

@@ -9,11 +9,11 @@ use wasmtime::component::Val;
 
 use super::Invocation;
 use super::crash::crash_reason;
-use super::result::{json_size, json_surely_longer_than, to_json};
+use super::result::{json_surely_longer_than, to_json};
 use crate::error::ToolError;
 use crate::runtime::{Busy, Runtime};
 use crate::sandbox::{Attached, CallState, Denial};
-use crate::tool::{Returned, WitType};
+use crate::tool::{Returned, WitType, json_len};
 
 /// When the sandbox denied something and the call then failed, says so: the guest's
 /// own account ("Non-recoverable error", "Permission denied") hides the reason. A crash
@@ -78,7 +78,7 @@ pub(super) fn convert_result(
     }
     let json = to_json(&value);
     drop(value);
-    if json_size(&json) > left {
+    if json_len(&json) > left {
         return Err(too_large());
     }
     Ok(Returned { value: json, content: attached.take() })

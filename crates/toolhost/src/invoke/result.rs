@@ -6,7 +6,6 @@
 use serde_json::{Value, json};
 use wasmtime::component::Val;
 
-use crate::tool::json_len;
 use crate::tool::names::snake_case;
 
 /// Whether the JSON text of `val` is surely longer than `limit` bytes, judged from a
@@ -95,18 +94,14 @@ pub(crate) fn to_json(val: &Val) -> Value {
     }
 }
 
-/// The length of a value's JSON text, counted without building the text.
-pub(crate) fn json_size(value: &Value) -> usize {
-    json_len(value)
-}
-
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
 
-    use super::{json_size, json_surely_longer_than, to_json};
+    use super::{json_surely_longer_than, to_json};
     use crate::bind::{Walk, to_val};
     use crate::tool::arbitrary::typed_value;
+    use crate::tool::json_len;
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
@@ -127,7 +122,7 @@ mod tests {
         fn a_bound_value_comes_back_as_the_json_it_was_bound_from((ty, value) in typed_value()) {
             let val = to_val(&value, &ty, &mut Walk::at("x")).expect("canonical values bind");
             let json = to_json(&val);
-            prop_assert_eq!(json_size(&json), json.to_string().len());
+            prop_assert_eq!(json_len(&json), json.to_string().len());
             prop_assert_eq!(json, value);
         }
     }

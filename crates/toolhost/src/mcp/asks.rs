@@ -12,6 +12,9 @@ use serde_json::{Value, json};
 
 use crate::sandbox::{Elicitation, ElicitationAnswer, Sampling, SamplingRole};
 
+/// Why a client is not asked for its model's text.
+pub(super) const NO_SAMPLING: &str = "the MCP client has no model to ask (it did not declare sampling)";
+
 /// Asks the client's user `question`; declines for a client that cannot ask, or a
 /// schema MCP elicitation does not take.
 pub(super) async fn elicit(peer: Peer<RoleServer>, question: Elicitation) -> ElicitationAnswer {
@@ -45,7 +48,7 @@ pub(super) async fn elicit(peer: Peer<RoleServer>, question: Elicitation) -> Eli
 pub(super) async fn sample(peer: Peer<RoleServer>, request: Sampling) -> Result<String, String> {
     let can_sample = peer.peer_info().is_some_and(|client| client.capabilities.sampling.is_some());
     if !can_sample {
-        return Err("the MCP client has no model to ask (it did not declare sampling)".into());
+        return Err(NO_SAMPLING.into());
     }
     let params: CreateMessageRequestParams = serde_json::from_value(sampling_params(&request))
         .map_err(|error| format!("the request cannot be sent: {error}"))?;

@@ -30,13 +30,11 @@ pub(super) fn declare(host: &Host, capabilities: &mut ServerCapabilities) {
 }
 
 pub(super) async fn list_resources(host: &Host) -> Result<ListResourcesResult, ErrorData> {
-    let (resources, _) = host.list_resources().await;
-    read_json(json!({"resources": resources}))
+    read_json(json!({"resources": host.list_resources().await}))
 }
 
 pub(super) async fn list_templates(host: &Host) -> Result<ListResourceTemplatesResult, ErrorData> {
-    let (_, templates) = host.list_resources().await;
-    read_json(json!({"resourceTemplates": templates}))
+    read_json(json!({"resourceTemplates": host.list_resource_templates().await}))
 }
 
 pub(super) async fn read_resource(

@@ -19,7 +19,7 @@ use rmcp::model::{ClientCapabilities, InputRequiredResult};
 use serde_json::{Value, json};
 use tokio::sync::{Notify, mpsc, oneshot};
 
-use super::asks::{elicitation_params, sampling_params};
+use super::asks::{NO_SAMPLING, elicitation_params, sampling_params};
 use super::notify::ClientObserver;
 use crate::host::CallOutcome;
 use crate::mutex::lock;
@@ -219,8 +219,7 @@ impl CallObserver for RoundObserver {
     fn sample(&self, request: Sampling) -> BoxFuture<'static, Result<String, String>> {
         let (answer, answered) = oneshot::channel();
         if !self.can_sample {
-            let why = "the MCP client has no model to ask (it did not declare sampling)".to_string();
-            return futures::future::ready(Err(why)).boxed();
+            return futures::future::ready(Err(NO_SAMPLING.to_string())).boxed();
         }
         if self.events.send(Event::Sample(request, answer)).is_err() {
             return futures::future::ready(Err("the call's request is gone".to_string())).boxed();

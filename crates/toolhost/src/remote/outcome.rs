@@ -26,7 +26,7 @@ pub(super) fn returned(tool: &str, answer: CallToolResult, limit_bytes: usize) -
         }
         (None, None, _) => Returned { value: Value::Array(blocks), content: Vec::new() },
     };
-    let size = returned.content.iter().map(Content::json_size).fold(json_len(&returned.value), usize::saturating_add);
+    let size = returned.content.iter().map(json_len).fold(json_len(&returned.value), usize::saturating_add);
     if size > limit_bytes {
         return Err(ToolError::ResultTooLarge { tool: tool.to_string(), limit_bytes: limit_bytes as u64 });
     }

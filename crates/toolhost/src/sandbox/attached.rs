@@ -2,7 +2,7 @@
 //! kept while they fit the call's result limit; past it, none more is kept and the
 //! call fails as a result too large.
 
-use crate::tool::Content;
+use crate::tool::{Content, json_len};
 
 /// One call's added content blocks and their size so far.
 #[derive(Debug, Default)]
@@ -25,7 +25,7 @@ impl Attached {
         if self.over {
             return;
         }
-        self.bytes = self.bytes.saturating_add(block.json_size());
+        self.bytes = self.bytes.saturating_add(json_len(&block));
         if self.bytes > self.limit {
             self.over = true;
             self.blocks = Vec::new();

@@ -141,12 +141,6 @@ impl Content {
         }
     }
 
-    /// The length of its JSON text (binary data as base64), counted without building
-    /// the text: what it takes of the call's result limit.
-    pub(crate) fn json_size(&self) -> usize {
-        json_len(self)
-    }
-
     /// A line of text saying what it is, for a caller that can take text only: the
     /// text itself, else its kind, MIME type, size and URI.
     pub fn describe(&self) -> String {
@@ -163,7 +157,8 @@ impl Content {
     }
 }
 
-/// The length of `value`'s JSON text, counted as serde writes it, without keeping it.
+/// The length of `value`'s JSON text (binary data as base64), counted as serde writes
+/// it, without keeping it: what a value or a content block takes of a call's result limit.
 pub(crate) fn json_len<T: Serialize + ?Sized>(value: &T) -> usize {
     struct Counter(usize);
     impl std::io::Write for Counter {
@@ -232,7 +227,7 @@ mod tests {
             let json = serde_json::to_value(&content).expect("serialises");
             assert_eq!(json, expected);
             assert_eq!(serde_json::from_value::<Content>(json).expect("reads back"), content);
-            assert_eq!(content.json_size(), expected.to_string().len(), "{content:?}");
+            assert_eq!(json_len(&content), expected.to_string().len(), "{content:?}");
         }
     }
 
