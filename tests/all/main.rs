@@ -32,5 +32,6 @@ mod process;
 mod reports;
 mod sandbox;
 mod self_repair;
+mod tasks;
 mod test_guests;
 mod trust;

@@ -83,6 +83,6 @@ pub type HostPattern = HttpHostPattern;
 pub type HostPatternError = HttpHostPatternError;
 pub use tool::{
     Case, Content, EmbeddedResource, ExpectedParameters, Field, Media, ParamSpec, Repair, ResourceContents,
-    ResourceLink, ServerTool, ToolAnnotations, ToolCall, ToolFormat, ToolOrigin, ToolSpec, UnknownFormat, WitFunction,
+    ResourceLink, ServerTool, TaskSupport, ToolAnnotations, ToolCall, ToolFormat, ToolOrigin, ToolSpec, UnknownFormat, WitFunction,
     WitType,
 };

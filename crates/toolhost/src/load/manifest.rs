@@ -27,6 +27,8 @@
 //! params = { name = "who to greet" }
 //! idempotent = true     # hints that only narrow what the grants allow
 //! destructive = false
+//! task = "optional"     # over MCP, to a client that takes tasks: "optional" (a long
+//!                       # call becomes a task), "required" (every call), "forbidden"
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -39,7 +41,7 @@ use super::introspect::FoundTool;
 use crate::sandbox::{DirGrant, Grants, HttpHostPattern, Limits};
 use crate::sys::{ReadError, read_regular_file};
 use crate::tool::names::{NameMatch, match_name, python_list};
-use crate::tool::{ToolOrigin, ToolSpec};
+use crate::tool::{TaskSupport, ToolOrigin, ToolSpec};
 
 /// A component's manifest, as written.
 #[derive(Debug, Default, Deserialize, PartialEq)]
@@ -78,6 +80,8 @@ pub(crate) struct ToolDocs {
     pub(crate) idempotent: Option<bool>,
     /// That what it changes is never destroyed (`false`; only narrows).
     pub(crate) destructive: Option<bool>,
+    /// Whether its calls may go on as tasks over MCP.
+    pub(crate) task: Option<TaskSupport>,
     /// What each parameter means, by name.
     #[serde(default)]
     pub(crate) params: std::collections::BTreeMap<String, String>,
@@ -96,6 +100,7 @@ impl ToolDocs {
         // Claims: the host narrows the grants' hints with them (see `ToolAnnotations`).
         spec.annotations.idempotent = self.idempotent.unwrap_or(spec.annotations.idempotent);
         spec.annotations.destructive = self.destructive.unwrap_or(spec.annotations.destructive);
+        spec.tasks = self.task.unwrap_or(spec.tasks);
         // A manifest describes a component's functions: every spec it is applied to has one.
         let ToolOrigin::Component(function) = &mut spec.origin else { return };
         let names: Vec<&str> = function.params.iter().map(|p| p.name.as_str()).collect();
@@ -419,5 +424,17 @@ mod tests {
             warnings[2],
             "weather: its manifest's [tools.get_weather] note for parameter 'town' names none of ['city'], so it was not applied"
         );
+    }
+
+    #[test]
+    fn a_tool_may_require_or_forbid_tasks_by_name() {
+        let manifest: Manifest = toml::from_str("[tools.get_weather]\ntask = \"required\"\n").expect("valid");
+        let mut weather = spec("get-weather", None, &[]);
+        assert_eq!(weather.tasks, TaskSupport::Optional);
+        manifest.tools["get_weather"].apply("weather", "get_weather", &mut weather, &mut Vec::new());
+        assert_eq!(weather.tasks, TaskSupport::Required);
+
+        let error = toml::from_str::<Manifest>("[tools.x]\ntask = \"sometimes\"\n").expect_err("no such value");
+        assert!(error.message().contains("unknown variant `sometimes`"), "{}", error.message());
     }
 }

@@ -9,11 +9,11 @@
 #[allow(deprecated, reason = "rmcp marks MCP logging deprecated (SEP-2577); the revisions we serve still have it")]
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, RequestParamsMeta, ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool,
-    UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, CompleteRequestParams, CompleteResult,
+    ContentBlock, GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, RequestParamsMeta, ServerCapabilities,
+    ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -27,12 +27,14 @@ pub mod http;
 mod notify;
 mod offers;
 mod rounds;
+mod tasks;
 mod transport;
 
 use crate::error::ToolError;
 use crate::host::{CallOutcome, Host};
 use crate::tool::{Content, ToolFormat, ToolSpec};
 use rounds::{Round, Rounds};
+use tasks::Tasks;
 use transport::LineTransport;
 
 /// Why the MCP server stopped with an error.
@@ -81,6 +83,9 @@ pub struct McpServer {
     /// Calls waiting for their client's answers, in the stateless revision (shared
     /// by every session).
     rounds: Rounds,
+    /// Long calls that went on as tasks, in the stateless revision (shared by every
+    /// session).
+    tasks: Tasks,
 }
 
 impl McpServer {
@@ -91,7 +96,17 @@ impl McpServer {
         host.on_change(move || {
             let _ = sender.send(());
         });
-        McpServer { host, changes, level: notify::SessionLevel::default(), rounds: Rounds::default() }
+        let level = notify::SessionLevel::default();
+        McpServer { host, changes, level, rounds: Rounds::default(), tasks: Tasks::default() }
+    }
+
+    /// The same handler, where a call from a client that takes tasks (MCP's tasks
+    /// extension, revision 2026-07-28 on) and still runs after `patience` goes on
+    /// as a task the client polls; `None`: calls never become tasks. One second
+    /// unless set.
+    #[must_use]
+    pub fn with_tasks_after(self, patience: Option<std::time::Duration>) -> McpServer {
+        McpServer { tasks: Tasks::after(patience), ..self }
     }
 
     /// A handler for one more session: the same host and news of reloads, with its
@@ -113,7 +128,10 @@ fn mcp_tool(spec: &ToolSpec) -> Tool {
 impl ServerHandler for McpServer {
     #[allow(deprecated, reason = "rmcp marks MCP logging deprecated (SEP-2577); the revisions we serve still have it")]
     fn get_info(&self) -> ServerConfig {
-        let builder = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_logging();
+        let mut builder = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_logging();
+        if self.tasks.offered() {
+            builder = builder.enable_tasks();
+        }
         let mut capabilities = builder.build();
         offers::declare(&self.host, &mut capabilities);
         let mut info = ServerConfig::new(capabilities);
@@ -230,6 +248,22 @@ impl ServerHandler for McpServer {
         offers::complete(&self.host, request).await
     }
 
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.tasks.get(&request.task_id).map(GetTaskResult::new)
+    }
+
+    async fn update_task(&self, request: UpdateTaskParams, _context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        self.tasks.update(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(&self, request: CancelTaskParams, _context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        self.tasks.cancel(&request.task_id)
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -261,12 +295,15 @@ impl ServerHandler for McpServer {
 impl McpServer {
     /// A call in the stateless revision, where a tool's questions take rounds
     /// (`rounds.rs`): the first round starts the call; a request carrying a
-    /// `requestState` resumes the call it names with the client's answers.
+    /// `requestState` resumes the call it names with the client's answers. A call
+    /// that runs long, for a client that takes tasks, goes on as a task (`tasks.rs`).
     async fn call_in_rounds(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let support = self.host.tool(&request.name).map(|tool| tool.tasks).unwrap_or_default();
+        let patience = self.tasks.patience(support, &context)?;
         let running = match &request.request_state {
             Some(state) => self.rounds.resume(state, request.input_responses.as_ref()).ok_or_else(|| {
                 let message =
@@ -275,9 +312,13 @@ impl McpServer {
             })?,
             None => self.start_call(request, &context),
         };
-        match self.rounds.round(running, context.ct.cancelled()).await {
+        match self.rounds.round(running, context.ct.cancelled(), patience).await {
             Some(Round::Done(outcome)) => Ok(self.tool_result(outcome).into()),
             Some(Round::Asks(asks)) => Ok((*asks).into()),
+            Some(Round::Long(running)) => {
+                let server = self.clone();
+                Ok(CallToolResponse::Task(self.tasks.adopt(running, move |outcome| server.tool_result(outcome))))
+            }
             None => {
                 Err(ErrorData::internal_error("the call was cancelled, or its task ended without an outcome", None))
             }

@@ -121,3 +121,15 @@ pub(super) fn observe(
     });
     (Arc::new(ClientObserver { peer: client, queue, progress_token, level }), sender)
 }
+
+/// A call's progress as a task's status message: "50 of 100 done: message".
+pub(super) fn progress_message(progress: &Progress) -> String {
+    let done = match progress.total {
+        Some(total) => format!("{} of {total} done", progress.done),
+        None => format!("{} done", progress.done),
+    };
+    match &progress.message {
+        Some(message) => format!("{done}: {message}"),
+        None => done,
+    }
+}

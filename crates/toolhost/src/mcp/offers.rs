@@ -30,11 +30,11 @@ pub(super) fn declare(host: &Host, capabilities: &mut ServerCapabilities) {
 }
 
 pub(super) async fn list_resources(host: &Host) -> Result<ListResourcesResult, ErrorData> {
-    read_json(json!({"resources": host.list_resources().await}))
+    result(json!({"resources": host.list_resources().await}))
 }
 
 pub(super) async fn list_templates(host: &Host) -> Result<ListResourceTemplatesResult, ErrorData> {
-    read_json(json!({"resourceTemplates": host.list_resource_templates().await}))
+    result(json!({"resourceTemplates": host.list_resource_templates().await}))
 }
 
 pub(super) async fn read_resource(
@@ -42,22 +42,22 @@ pub(super) async fn read_resource(
     request: ReadResourceRequestParams,
 ) -> Result<ReadResourceResult, ErrorData> {
     match host.read_resource(&request.uri).await {
-        Ok(contents) => read_json(json!({"contents": contents})),
+        Ok(contents) => result(json!({"contents": contents})),
         Err(ToolError::Unavailable { reason, .. }) => {
-            Err(ErrorData::resource_not_found(format!("{}: {reason}", request.uri), None))
+            Err(ErrorData::resource_not_found(format!("{}: {reason}", request.uri), Some(json!({"uri": request.uri}))))
         }
         Err(error) => Err(ErrorData::invalid_params(error.to_string(), Some(json!({"uri": request.uri})))),
     }
 }
 
 pub(super) async fn list_prompts(host: &Host) -> Result<ListPromptsResult, ErrorData> {
-    read_json(json!({"prompts": host.list_prompts().await}))
+    result(json!({"prompts": host.list_prompts().await}))
 }
 
 pub(super) async fn get_prompt(host: &Host, request: GetPromptRequestParams) -> Result<GetPromptResult, ErrorData> {
     let arguments = request.arguments.unwrap_or_default();
     match host.get_prompt(&request.name, &arguments).await {
-        Ok(messages) => read_json(json!({"messages": messages})),
+        Ok(messages) => result(json!({"messages": messages})),
         Err(error) => Err(ErrorData::invalid_params(error.to_string(), Some(json!({"name": request.name})))),
     }
 }
@@ -73,7 +73,14 @@ pub(super) async fn complete(host: &Host, request: CompleteRequestParams) -> Res
     // MCP allows at most 100 values in one answer.
     let total = values.len();
     let shown: Vec<String> = values.into_iter().take(100).collect();
-    read_json(json!({"completion": {"values": shown, "total": total, "hasMore": total > 100}}))
+    result(json!({"completion": {"values": shown, "total": total, "hasMore": total > 100}}))
+}
+
+/// A result of rmcp's type from MCP's JSON, marked complete (revision 2026-07-28
+/// requires `resultType`; rmcp takes it away for clients of older revisions).
+fn result<T: DeserializeOwned>(mut json: Value) -> Result<T, ErrorData> {
+    json["resultType"] = json!("complete");
+    read_json(json)
 }
 
 /// An rmcp type from MCP's JSON (many of rmcp's types cannot be built field by field).

@@ -6,16 +6,18 @@
 //! `requestState`, hands the answer to the call, which runs on. The call's time
 //! limit counts throughout; a waiting call nobody resumes ends at it and is forgotten
 //! ten minutes later. At most 256 calls wait at once: past that a question is
-//! declined. A client that closes a round's request cancels the call.
+//! declined. A client that closes a round's request cancels the call. A client
+//! that takes tasks gets one for a call still running after a while (`tasks.rs`).
 
 #![allow(deprecated, reason = "rmcp marks MCP sampling deprecated (SEP-2577); the revisions we serve still have it")]
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use futures::future::{BoxFuture, FutureExt as _};
 use rmcp::model::{ClientCapabilities, InputRequiredResult};
+use rmcp::task_manager::TaskContext;
 use serde_json::{Value, json};
 use tokio::sync::{Notify, mpsc, oneshot};
 
@@ -28,7 +30,7 @@ use crate::sandbox::{CallObserver, Elicitation, ElicitationAnswer, LogLevel, Pro
 /// Calls waiting for an answer, at most.
 const MAX_WAITING: usize = 256;
 /// How long a waiting call nobody resumed is kept (its time limit ends it sooner).
-const FORGET_AFTER: Duration = Duration::from_secs(600);
+pub(super) const FORGET_AFTER: Duration = Duration::from_secs(600);
 /// The keys of the one question a round asks.
 const ELICIT_KEY: &str = "elicit";
 const SAMPLE_KEY: &str = "sample";
@@ -44,24 +46,26 @@ pub(super) enum Event {
 }
 
 /// Where the answer to a waiting call's question goes.
-enum Answer {
+pub(super) enum Answer {
     Elicit(oneshot::Sender<ElicitationAnswer>),
     Sample(oneshot::Sender<Result<String, String>>),
 }
 
 /// A call between two rounds.
 struct Waiting {
-    events: mpsc::UnboundedReceiver<Event>,
+    running: Running,
     answer: Answer,
-    /// Cancels the call.
-    cancel: Arc<Notify>,
     since: Instant,
 }
 
-/// A running call, for one round: what it does next, and how to cancel it.
+/// A running call, for one round: what it does next, how to cancel it, and the
+/// task it became, if it did.
 pub(super) struct Running {
-    events: mpsc::UnboundedReceiver<Event>,
-    cancel: Arc<Notify>,
+    pub(super) events: mpsc::UnboundedReceiver<Event>,
+    /// Cancels the call.
+    pub(super) cancel: Arc<Notify>,
+    /// Set once the call goes on as a task: its reports then go there.
+    pub(super) task: Arc<OnceLock<TaskContext>>,
 }
 
 /// What a round of a call ends with.
@@ -70,6 +74,8 @@ pub(super) enum Round {
     Done(CallOutcome),
     /// The call asks: answer the client with this.
     Asks(Box<InputRequiredResult>),
+    /// The call runs on past the round's patience: it may go on as a task.
+    Long(Running),
 }
 
 /// The waiting calls, shared by every session of a server.
@@ -86,13 +92,15 @@ impl Rounds {
     ) -> (Arc<RoundObserver>, Running, mpsc::UnboundedSender<Event>, Arc<Notify>) {
         let (events, received) = mpsc::unbounded_channel();
         let cancel = Arc::new(Notify::new());
+        let task = Arc::new(OnceLock::new());
         let observer = RoundObserver {
             reports,
             events: events.clone(),
+            task: task.clone(),
             can_elicit: capabilities.is_some_and(|c| c.elicitation.is_some()),
             can_sample: capabilities.is_some_and(|c| c.sampling.is_some()),
         };
-        (Arc::new(observer), Running { events: received, cancel: cancel.clone() }, events, cancel)
+        (Arc::new(observer), Running { events: received, cancel: cancel.clone(), task }, events, cancel)
     }
 
     /// Resumes the call `state` names with the client's `responses`; `None` when no
@@ -112,21 +120,35 @@ impl Rounds {
                 let _ = answer.send(super::asks::reply_text(&response(SAMPLE_KEY)));
             }
         }
-        Some(Running { events: waiting.events, cancel: waiting.cancel })
+        Some(waiting.running)
     }
 
     /// Runs one round of `running`: until it ends or asks, or `closed` (the round's
-    /// request went away), which cancels the call.
-    pub(super) async fn round(&self, running: Running, closed: impl Future<Output = ()>) -> Option<Round> {
+    /// request went away), which cancels the call, or until `patience` runs out.
+    pub(super) async fn round(
+        &self,
+        mut running: Running,
+        closed: impl Future<Output = ()>,
+        patience: Option<Duration>,
+    ) -> Option<Round> {
         let mut closed = std::pin::pin!(closed);
-        let mut events = running.events;
+        let mut out_of_patience = std::pin::pin!(async {
+            match patience {
+                Some(patience) => tokio::time::sleep(patience).await,
+                None => std::future::pending().await,
+            }
+        });
         loop {
+            // Biased: what the call did comes first, so a call that asks or ends at
+            // once is not made a task by a patience of zero.
             let event = tokio::select! {
-                event = events.recv() => event?,
+                biased;
+                event = running.events.recv() => event?,
                 () = &mut closed => {
                     running.cancel.notify_one();
                     return None;
                 }
+                () = &mut out_of_patience => return Some(Round::Long(running)),
             };
             let (answer, request) = match event {
                 Event::Done(outcome) => return Some(Round::Done(outcome)),
@@ -137,44 +159,38 @@ impl Rounds {
                     (Answer::Sample(answer), (SAMPLE_KEY, request("sampling/createMessage", sampling_params(&asked))))
                 }
             };
-            match self.park(events, running.cancel.clone(), answer, request) {
+            match self.park(running, answer, request) {
                 Ok(asks) => return Some(Round::Asks(Box::new(asks))),
                 // Too many calls wait: the question was declined, and the call runs on.
-                Err(returned) => events = returned,
+                Err(returned) => running = returned,
             }
         }
     }
 
     /// Keeps the call waiting for its answer and says what to ask the client; gives
-    /// `events` back (the question declined at once) when too many calls wait.
-    fn park(
-        &self,
-        events: mpsc::UnboundedReceiver<Event>,
-        cancel: Arc<Notify>,
-        answer: Answer,
-        (key, request): (&str, Value),
-    ) -> Result<InputRequiredResult, mpsc::UnboundedReceiver<Event>> {
+    /// `running` back (the question declined at once) when too many calls wait.
+    fn park(&self, running: Running, answer: Answer, (key, request): (&str, Value)) -> Result<InputRequiredResult, Running> {
         let mut waiting = lock(&self.0);
         waiting.retain(|_, call| call.since.elapsed() < FORGET_AFTER);
         if waiting.len() >= MAX_WAITING {
             tracing::warn!("{MAX_WAITING} MCP calls wait for answers already: a question is declined");
             answer.decline("the host has too many calls waiting for answers");
-            return Err(events);
+            return Err(running);
         }
         let Some(state) = request_state() else {
             answer.decline("the host has no random bytes to name the waiting call");
-            return Err(events);
+            return Err(running);
         };
         let result = json!({"resultType": "input_required", "inputRequests": {key: request}, "requestState": state});
         match serde_json::from_value(result) {
             Ok(asks) => {
-                waiting.insert(state, Waiting { events, answer, cancel, since: Instant::now() });
+                waiting.insert(state, Waiting { running, answer, since: Instant::now() });
                 Ok(asks)
             }
             Err(error) => {
                 tracing::warn!("an input request rmcp does not take ({error}): the question is declined");
                 answer.decline("the request cannot be sent");
-                Err(events)
+                Err(running)
             }
         }
     }
@@ -182,7 +198,7 @@ impl Rounds {
 
 impl Answer {
     /// Answers without asking: the person declines; the model gives no text, saying `why`.
-    fn decline(self, why: &str) {
+    pub(super) fn decline(self, why: &str) {
         match self {
             Answer::Elicit(answer) => drop(answer.send(ElicitationAnswer::Decline)),
             Answer::Sample(answer) => drop(answer.send(Err(why.to_string()))),
@@ -191,21 +207,29 @@ impl Answer {
 }
 
 /// Runs a call asking through [`Rounds`]: its questions become events; its progress
-/// and log lines go to the client as in a session.
+/// and log lines go to the client as in a session, until the call becomes a task:
+/// then its progress is the task's status message, and its log lines stay in the
+/// host's log (the tasks extension sends neither).
 pub(super) struct RoundObserver {
     reports: Arc<ClientObserver>,
     events: mpsc::UnboundedSender<Event>,
+    task: Arc<OnceLock<TaskContext>>,
     can_elicit: bool,
     can_sample: bool,
 }
 
 impl CallObserver for RoundObserver {
     fn progress(&self, progress: &Progress) {
-        self.reports.progress(progress);
+        match self.task.get() {
+            Some(task) => task.set_status_message(super::notify::progress_message(progress)),
+            None => self.reports.progress(progress),
+        }
     }
 
     fn log(&self, level: LogLevel, component: &str, message: &str) {
-        self.reports.log(level, component, message);
+        if self.task.get().is_none() {
+            self.reports.log(level, component, message);
+        }
     }
 
     fn elicit(&self, question: Elicitation) -> BoxFuture<'static, ElicitationAnswer> {
@@ -229,7 +253,7 @@ impl CallObserver for RoundObserver {
 }
 
 /// A request of `method` with `params`, as MCP's JSON.
-fn request(method: &str, params: Value) -> Value {
+pub(super) fn request(method: &str, params: Value) -> Value {
     json!({"method": method, "params": params})
 }
 
@@ -243,7 +267,7 @@ fn request_state() -> Option<String> {
 
 /// What an `ElicitResult` (MCP's JSON) says the person did; cancel when it says
 /// nothing readable.
-fn elicit_answer(result: &Value) -> ElicitationAnswer {
+pub(super) fn elicit_answer(result: &Value) -> ElicitationAnswer {
     match result["action"].as_str() {
         Some("accept") => ElicitationAnswer::Accept(result.get("content").cloned().unwrap_or_else(|| json!({}))),
         Some("decline") => ElicitationAnswer::Decline,

@@ -1,6 +1,6 @@
 //! What a client may assume of a tool before calling it: MCP's tool annotations
-//! (hints), which the host derives from what the sandbox lets the tool touch, and a
-//! tool's human-readable title.
+//! (hints), which the host derives from what the sandbox lets the tool touch, whether
+//! its calls may go on as tasks, and a tool's human-readable title.
 
 /// What a tool can touch, as hints for a client deciding what to confirm with the
 /// user. The host derives them from the tool's grants (see `HostBuilder`), so they are
@@ -37,6 +37,23 @@ impl ToolAnnotations {
             open_world: network,
         }
     }
+}
+
+/// Whether a call of the tool may go on as a task the client polls (MCP's tasks
+/// extension), as a component's manifest says (`task = "required"` under its
+/// `[tools.NAME]`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// A call still running after the server's patience goes on as a task, for a
+    /// client that takes tasks.
+    #[default]
+    Optional,
+    /// Every call runs as a task: a client that does not take tasks is refused.
+    Required,
+    /// A call always answers in its request.
+    Forbidden,
 }
 
 /// A title made from a tool's name: `get_weather` → `Get weather`, `units/convert` →

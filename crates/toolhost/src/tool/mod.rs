@@ -18,7 +18,7 @@ mod schema;
 mod spec;
 mod types;
 
-pub use annotations::ToolAnnotations;
+pub use annotations::{TaskSupport, ToolAnnotations};
 pub(crate) use asked::Asked;
 pub use call::ToolCall;
 pub use content::{Content, EmbeddedResource, Media, ResourceContents, ResourceLink};

@@ -7,7 +7,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::annotations::{ToolAnnotations, title_from_name};
+use super::annotations::{TaskSupport, ToolAnnotations, title_from_name};
 use super::formats::{Definition, ToolFormat};
 use super::names::{provider_name, python_list, snake_case};
 use super::schema::{object_schema, schema_params, type_schema};
@@ -32,6 +32,8 @@ pub struct ToolSpec {
     /// What the tool can touch: derived from its grants for a component's tool, as
     /// its server says for an MCP server's.
     pub annotations: ToolAnnotations,
+    /// Whether its calls may go on as tasks (MCP's tasks extension).
+    pub tasks: TaskSupport,
     /// Where the tool comes from, with what describes its arguments and result.
     pub origin: ToolOrigin,
 }
@@ -251,6 +253,7 @@ impl ToolSpec {
             description: String::new(),
             title: title_from_name(name),
             annotations: ToolAnnotations::default(),
+            tasks: TaskSupport::default(),
             origin: ToolOrigin::Component(WitFunction::new(&name.replace('_', "-"), Vec::new(), None)),
         }
     }

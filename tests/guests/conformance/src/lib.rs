@@ -18,6 +18,9 @@ toolhost_guest::generate!({ world: "conformance", generate_all });
 
 /// The pause between two reports of the logging and progress tools.
 const PAUSE: Duration = Duration::from_millis(50);
+/// How long the tasks scenarios' tools work around their questions: longer than the
+/// patience scripts/conformance.sh gives a call before it becomes a task.
+const WORK: Duration = Duration::from_millis(500);
 
 /// A 1x1 red PNG image.
 const RED_PIXEL: [u8; 69] = [
@@ -133,6 +136,44 @@ impl Guest for Conformance {
             "Elicitation completed: {}",
             described(elicit::ask("Please select options from the enum fields", schema))
         )
+    }
+
+    fn greet(name: String) -> String {
+        format!("Hello, {name}!")
+    }
+
+    fn slow_compute(seconds: u32, label: String) -> String {
+        std::thread::sleep(Duration::from_secs(u64::from(seconds)));
+        format!("Computed '{label}' in {seconds} s")
+    }
+
+    fn failing_job() -> Result<String, String> {
+        std::thread::sleep(Duration::from_secs(1));
+        Err("The job failed: its input is missing".to_string())
+    }
+
+    fn protocol_error_job() -> String {
+        std::thread::sleep(Duration::from_secs(1));
+        panic!("the job broke down")
+    }
+
+    fn confirm_delete(filename: String) -> String {
+        std::thread::sleep(WORK);
+        let schema = r#"{"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}"#;
+        match elicit::ask(&format!("Delete {filename}?"), schema) {
+            Answer::Accept(values) if values.contains("true") => format!("Deleted {filename}"),
+            _ => format!("Kept {filename}"),
+        }
+    }
+
+    fn test_tool_with_task() -> String {
+        let schema = r#"{"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}"#;
+        let answer = elicit::ask("What is your name?", schema);
+        std::thread::sleep(WORK);
+        match answer {
+            Answer::Accept(values) => format!("Hello! You answered {values}"),
+            _ => "Hello, stranger!".to_string(),
+        }
     }
 
     fn test_multiple_content_types() {

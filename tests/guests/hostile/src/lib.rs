@@ -136,6 +136,16 @@ impl Guest for Hostile {
         ms
     }
 
+    fn work(steps: u32, pause_ms: u64, ask: bool) -> u32 {
+        for step in 1..=steps {
+            std::thread::sleep(std::time::Duration::from_millis(pause_ms));
+            toolhost_guest::progress::report(f64::from(step), Some(f64::from(steps)), Some(&format!("step {step}")));
+        }
+        let schema = r#"{"type": "object", "properties": {"ok": {"type": "boolean"}}}"#;
+        let more = ask && matches!(toolhost_guest::elicit::ask("One more?", schema), toolhost_guest::elicit::Answer::Accept(_));
+        steps + u32::from(more)
+    }
+
     fn http_get(url: String) -> Result<String, String> {
         http::get(&url)
     }

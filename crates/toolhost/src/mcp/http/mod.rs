@@ -77,6 +77,10 @@ pub struct HttpOptions {
     /// from the closed socket and the closing answers to send elsewhere, instead of
     /// sending a request down a connection as it closes.
     pub drain: Duration,
+    /// How long a call from a client that takes tasks (MCP's tasks extension,
+    /// revision 2026-07-28 on) runs in its request before it goes on as a task the
+    /// client polls (default 1 s); `None`: calls never become tasks.
+    pub tasks_after: Option<Duration>,
 }
 
 impl HttpOptions {
@@ -97,6 +101,7 @@ impl HttpOptions {
             max_connections: 10_000,
             shutdown_timeout: Duration::from_secs(30),
             drain: Duration::from_secs(1),
+            tasks_after: Some(super::tasks::DEFAULT_PATIENCE),
         }
     }
 }
@@ -213,9 +218,11 @@ fn router(
         {
             let ready = ready.clone();
             let handler = OnceLock::new();
+            let tasks_after = options.tasks_after;
             move || {
                 let host = ready.get().ok_or_else(|| std::io::Error::other("the plugins are still loading"))?;
-                Ok(handler.get_or_init(|| McpServer::new(host.clone())).for_session())
+                let server = handler.get_or_init(|| McpServer::new(host.clone()).with_tasks_after(tasks_after));
+                Ok(server.for_session())
             }
         },
         sessions,
