@@ -34,11 +34,10 @@ fn kind_of(host: &Host, tool: &str, arguments: Value) -> &'static str {
 
 #[test]
 fn misbehaving_tools_get_the_right_error_and_the_host_serves_on() {
-    let cases: [(&str, Value, &str); 9] = [
+    let cases: [(&str, Value, &str); 8] = [
         ("spin", json!({}), "timed_out"),
         ("spin_with_imports", json!({}), "timed_out"),
         ("sleep", json!({"ms": 60_000}), "timed_out"),
-        ("allocate_forever", json!({}), "out_of_memory"),
         ("allocate_huge", json!({"bytes": 1536u64 << 20}), "out_of_memory"),
         ("recurse", json!({"depth": 0}), "crashed"),
         ("panic_with", json!({"message": "boom"}), "crashed"),
@@ -56,6 +55,8 @@ fn misbehaving_tools_get_the_right_error_and_the_host_serves_on() {
         // Past wasmtime's bound on the host memory a returned value may take (128 MiB).
         ("big_list", json!({"count": 10_000_000}), "result_too_large"),
         ("fail_structured", json!({"code": 1}), "tool_failed"),
+        // Filling 64 MiB page by page took more than 300 ms once on a loaded machine.
+        ("allocate_forever", json!({}), "out_of_memory"),
     ] {
         assert_eq!(kind_of(&roomy, tool, arguments.clone()), kind, "{tool}({arguments})");
     }
