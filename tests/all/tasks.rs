@@ -9,12 +9,12 @@
 
 use std::time::{Duration, Instant};
 
+use rmcp::RoleClient;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, GetTaskParams, GetTaskResult,
     ProtocolVersion, TaskPayload, TaskStatus, UpdateTaskParams,
 };
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _, RunningService};
-use rmcp::RoleClient;
 use serde_json::{Value, json};
 
 use crate::common;
@@ -137,8 +137,7 @@ fn a_question_during_a_task_is_its_input_request_and_the_update_answers_it() {
         let client = connect(&server, takes_tasks()).await;
         let task_id = task_of(&client, call("work", json!({"steps": 3, "pause_ms": 200, "ask": true}))).await;
         let mut messages = Vec::new();
-        let waiting =
-            poll_until(&client, &task_id, &mut messages, |s| s.task.status() != TaskStatus::Working).await;
+        let waiting = poll_until(&client, &task_id, &mut messages, |s| s.task.status() != TaskStatus::Working).await;
         let TaskPayload::InputRequired { input_requests } = &waiting.task.payload else {
             panic!("input was expected: {waiting:?}");
         };

@@ -256,11 +256,19 @@ impl ServerHandler for McpServer {
         self.tasks.get(&request.task_id).map(GetTaskResult::new)
     }
 
-    async fn update_task(&self, request: UpdateTaskParams, _context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
         self.tasks.update(&request.task_id, request.input_responses)
     }
 
-    async fn cancel_task(&self, request: CancelTaskParams, _context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
         self.tasks.cancel(&request.task_id)
     }
 

@@ -169,7 +169,12 @@ impl Rounds {
 
     /// Keeps the call waiting for its answer and says what to ask the client; gives
     /// `running` back (the question declined at once) when too many calls wait.
-    fn park(&self, running: Running, answer: Answer, (key, request): (&str, Value)) -> Result<InputRequiredResult, Running> {
+    fn park(
+        &self,
+        running: Running,
+        answer: Answer,
+        (key, request): (&str, Value),
+    ) -> Result<InputRequiredResult, Running> {
         let mut waiting = lock(&self.0);
         waiting.retain(|_, call| call.since.elapsed() < FORGET_AFTER);
         if waiting.len() >= MAX_WAITING {

@@ -142,7 +142,8 @@ impl Guest for Hostile {
             toolhost_guest::progress::report(f64::from(step), Some(f64::from(steps)), Some(&format!("step {step}")));
         }
         let schema = r#"{"type": "object", "properties": {"ok": {"type": "boolean"}}}"#;
-        let more = ask && matches!(toolhost_guest::elicit::ask("One more?", schema), toolhost_guest::elicit::Answer::Accept(_));
+        let more = ask
+            && matches!(toolhost_guest::elicit::ask("One more?", schema), toolhost_guest::elicit::Answer::Accept(_));
         steps + u32::from(more)
     }
 
