@@ -59,6 +59,11 @@ took "the MCP conformance suite"
 # made, the same guests and cache.
 scripts/test-python.sh
 took "the Python package's tests"
+# The Node.js package (node/tests, node's test runner) with the addon the build above
+# made, and its framework adapters through the AI SDK, LangChain.js and the OpenAI
+# Agents SDK.
+scripts/test-node.sh
+took "the Node package's tests"
 # Every server a test starts is stopped whatever the test's end (tests/all/process.rs):
 # a process of this session that was not running before the tests, and is neither
 # this script's nor its caller's command, is a leftover.

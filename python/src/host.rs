@@ -305,13 +305,7 @@ fn arguments_json(arguments: Option<&Bound<'_, PyAny>>) -> Result<Value, Unsenda
 fn unsendable_error(py: Python<'_>, name: &str, error: Unsendable) -> PyErr {
     match error {
         Unsendable::NotFinite { path, value } => {
-            let error = ToolError::InvalidValue {
-                tool: name.to_owned(),
-                path: if path.is_empty() { "the arguments".into() } else { path },
-                expected: "a finite number (JSON has no NaN or infinity)".into(),
-                got: format!("{value}"),
-            };
-            errors::tool_error(py, &error)
+            errors::tool_error(py, &ToolError::not_json(name, &path, &value.to_string()))
         }
         Unsendable::Type(error) => error,
     }

@@ -458,3 +458,19 @@ fn every_example_tool_is_shown_to_providers_under_a_name_they_take_and_runs_by_i
         }
     }
 }
+
+#[test]
+fn a_repair_is_told_without_running_the_call() {
+    let host = examples();
+    let repaired = host.repair_call("Factorial", "{n: 5,}").expect("repairable");
+    assert_eq!(repaired.tool, "factorial");
+    assert_eq!(repaired.arguments, serde_json::json!({"n": 5}));
+    let said: Vec<String> = repaired.repairs.iter().map(ToString::to_string).collect();
+    assert!(said[0].contains("'Factorial' → 'factorial'"), "{said:?}");
+    assert_eq!(said.len(), 2, "{said:?}");
+    // What a call would refuse is refused here, with the same message.
+    let refused = host.repair_call("factorial", r#"{"n": "five"}"#).expect_err("not repairable");
+    assert_eq!(refused.to_string(), message(host, "factorial", serde_json::json!({"n": "five"})));
+    assert_eq!(host.provider_name("factorial").as_deref(), Some("factorial"));
+    assert_eq!(host.provider_name("no_such_tool"), None);
+}

@@ -185,6 +185,18 @@ fn unknown_tool_message(name: &str, suggestion: Option<&str>, available: &[Strin
 }
 
 impl ToolError {
+    /// The corrective error for an argument of `tool` at `path` (empty: the
+    /// arguments themselves) that JSON cannot carry, such as NaN (`got`), for the
+    /// faces that take their language's values.
+    pub fn not_json(tool: &str, path: &str, got: &str) -> ToolError {
+        ToolError::InvalidValue {
+            tool: tool.to_owned(),
+            path: if path.is_empty() { "the arguments".into() } else { path.to_owned() },
+            expected: "a finite number (JSON has no NaN or infinity)".into(),
+            got: got.to_owned(),
+        }
+    }
+
     /// A short, stable name for the kind of failure, e.g. `unknown_tool`.
     pub fn kind(&self) -> &'static str {
         match self {

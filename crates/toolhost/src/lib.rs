@@ -65,7 +65,7 @@ mod tool;
 
 pub use error::{LoadError, ToolError};
 pub use extract::{Dialect, ExtractedCall, Extraction};
-pub use host::{CallOutcome, Host, HostBuilder};
+pub use host::{CallOutcome, Host, HostBuilder, RepairedCall};
 pub use invoke::PrewarmState;
 pub use load::{ComponentReport, LoadReport, Provenance};
 pub use resolve::{Registry, Resolved, ToolsetError};
@@ -83,6 +83,6 @@ pub type HostPattern = HttpHostPattern;
 pub type HostPatternError = HttpHostPatternError;
 pub use tool::{
     Case, Content, EmbeddedResource, ExpectedParameters, Field, Media, ParamSpec, Repair, ResourceContents,
-    ResourceLink, ServerTool, TaskSupport, ToolAnnotations, ToolCall, ToolFormat, ToolOrigin, ToolSpec, UnknownFormat, WitFunction,
-    WitType,
+    ResourceLink, ServerTool, TaskSupport, ToolAnnotations, ToolCall, ToolFormat, ToolOrigin, ToolSpec, UnknownFormat,
+    WitFunction, WitType,
 };

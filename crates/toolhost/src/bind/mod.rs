@@ -54,6 +54,20 @@ pub fn check_arguments(spec: &ToolSpec, arguments: &Value) -> Result<(), ToolErr
     }
 }
 
+/// Reads a model's argument text for the tool `spec` and checks it as a call would,
+/// recording in `repairs` what had to be repaired (the text, keys, values): the
+/// arguments as read.
+pub(crate) fn check_text(spec: &ToolSpec, text: &str, repairs: &mut Vec<Repair>) -> Result<Value, ToolError> {
+    let arguments = read_arguments(&spec.name, text, repairs).map_err(|problem| invalid_arguments(spec, problem))?;
+    match &spec.origin {
+        ToolOrigin::Component(function) => drop(bind_arguments(spec, function, &arguments, repairs)?),
+        ToolOrigin::McpServer(tool) => {
+            drop(SchemaBinder::new(tool.input_schema.clone()).bind_into(&spec.name, &arguments, repairs)?);
+        }
+    }
+    Ok(arguments)
+}
+
 /// Reads argument text as a model wrote it: strict JSON, else read leniently where
 /// the text has one reading (README "What the host repairs"); an error quotes where
 /// the text broke.

@@ -93,6 +93,18 @@ pub struct CallOutcome {
     pub content: Vec<Content>,
 }
 
+/// A model's call as the host would run it (see [`Host::repair_call`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct RepairedCall {
+    /// The registered name of the tool the call's name resolves to.
+    pub tool: String,
+    /// The arguments, read from the model's text (with the argument-text repair).
+    pub arguments: Value,
+    /// What was repaired, in order: the name, the argument text, keys and values.
+    pub repairs: Vec<Repair>,
+}
+
 impl CallOutcome {
     /// The outcome of a call whose name did not resolve, or that could not start.
     fn failed(error: ToolError) -> CallOutcome {
@@ -178,6 +190,14 @@ impl Host {
         Value::Array(self.registry().definitions(format))
     }
 
+    /// The name a provider's definitions (every format but MCP) give the active
+    /// tool `name` (`uber.ride` → `uber_ride`); a call by it reaches the tool.
+    pub fn provider_name(&self, name: &str) -> Option<String> {
+        let registry = self.registry();
+        let spec = registry.spec(name)?;
+        Some(registry.provider_name(name).map_or_else(|| spec.name_in(ToolFormat::OpenAiChat), str::to_string))
+    }
+
     /// How many instances are ready for calls that have not arrived yet, and the
     /// memory they hold (see [`HostBuilder::prewarm`]).
     pub fn prewarmed(&self) -> PrewarmState {
@@ -257,6 +277,32 @@ impl Host {
             Some(value) => self.dispatch(&call.name, value),
             None => self.dispatch(&call.name, &Value::Object(serde_json::Map::new())),
         }
+    }
+
+    /// What a model's call of `name` with argument text `arguments` would run, as
+    /// the host repairs it, without running it: the tool, the arguments as read, and
+    /// every repair (keys and values are repaired again when the call runs). For
+    /// agent frameworks that repair a call before they run it (the AI SDK's
+    /// `experimental_repairToolCall`); the error is the corrective message a call
+    /// would get.
+    ///
+    /// ```no_run
+    /// # let host = toolhost::Host::builder().plugin_dir("target/plugins").build()?;
+    /// let repaired = host.repair_call("Factorial", "{n: 5,}")?;
+    /// assert_eq!(repaired.tool, "factorial");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn repair_call(&self, name: &str, arguments: &str) -> Result<RepairedCall, ToolError> {
+        let (_, registry, resolved) = self.resolve_call(name)?;
+        let Some(spec) = registry.spec(&resolved.name) else {
+            return Err(ToolError::Unavailable { tool: resolved.name, reason: "it is no longer loaded".into() });
+        };
+        let mut repairs = Vec::new();
+        if let Some(from) = &resolved.repaired_from {
+            repairs.push(Repair::ToolName { from: from.clone(), to: resolved.name.clone() });
+        }
+        let arguments = crate::bind::check_text(spec, arguments, &mut repairs)?;
+        Ok(RepairedCall { tool: resolved.name, arguments, repairs })
     }
 
     /// Calls a tool by the name a model sent, with the model's arguments.

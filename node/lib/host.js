@@ -1,0 +1,213 @@
+'use strict';
+// Host: a set of sandboxed WebAssembly tools. Every call returns a Promise and runs
+// off the event loop; an AbortSignal stops a call at the tool's next epoch tick.
+const addon = require('./native');
+const { ToolExecutionError, native } = require('./errors');
+const { CallOutcome } = require('./outcome');
+
+const EXTRACTED = Symbol('toolhost.extracted');
+
+class Host {
+  /** @internal Use `Host.load`. */
+  constructor(nativeHost) {
+    this._native = nativeHost;
+  }
+
+  /**
+   * Loads every component in `plugins` (a folder, a `.wasm` file, or a list of them):
+   * `{cacheDir, cache, watch, limits: {timeMs, memoryMb, outputKb, resultKb},
+   * capacity: {maxConcurrentCalls, maxQueuedCalls, queueTimeoutMs}}`. Rejects with a
+   * LoadError.
+   */
+  static async load(plugins, options = {}) {
+    const paths = Array.isArray(plugins) ? plugins.map(String) : [String(plugins)];
+    return new Host(await native(() => addon.loadHost(paths, options)));
+  }
+
+  /** Every active tool, sorted by name. */
+  tools() {
+    return this._native.tools();
+  }
+
+  /** The active tool registered under exactly `name`, or null. */
+  tool(name) {
+    return this.tools().find((tool) => tool.name === name) ?? null;
+  }
+
+  /** Calls a tool by the name a model sent, with its arguments; rejects with ToolExecutionError. */
+  async call(name, args = {}, options = {}) {
+    return (await this.dispatch(name, args, options)).unwrap();
+  }
+
+  /** Calls a tool with the argument text a model wrote (JSON, repaired where it has one reading). */
+  async callText(name, text, options = {}) {
+    return (await this.dispatchText(name, text, options)).unwrap();
+  }
+
+  /** Like `call`, resolving to a CallOutcome instead of rejecting. */
+  async dispatch(name, args = {}, options = {}) {
+    return this._run(String(name), args ?? {}, false, options.signal);
+  }
+
+  /** Like `callText`, resolving to a CallOutcome. */
+  async dispatchText(name, text, options = {}) {
+    return this._run(String(name), String(text), true, options.signal);
+  }
+
+  async _run(name, args, text, signal) {
+    const invalid = text ? null : unsendable(args);
+    if (invalid) {
+      return new CallOutcome({ error: invalidValue(name, invalid) });
+    }
+    const cancellation = new addon.Cancellation();
+    const abort = () => cancellation.cancel();
+    if (signal) {
+      if (signal.aborted) abort();
+      else signal.addEventListener('abort', abort, { once: true });
+    }
+    try {
+      return new CallOutcome(await this._native.dispatch(name, args, text, cancellation));
+    } finally {
+      if (signal) signal.removeEventListener('abort', abort);
+    }
+  }
+
+  /**
+   * What a model's call of `name` with argument text `args` would run, repaired as the
+   * host repairs it, without running it: `{tool, providerName, arguments, repairs}`, or
+   * null when it cannot be repaired (`error` then says why).
+   */
+  repairCall(name, args) {
+    const repaired = this._native.repairCall(String(name), typeof args === 'string' ? args : JSON.stringify(args ?? {}));
+    if (repaired.error) return null;
+    const tool = this.tool(repaired.tool);
+    return { ...repaired, providerName: tool ? tool.providerName : repaired.tool };
+  }
+
+  /** Every active tool's definition in a provider's format: `openai`, `openai-responses`, `anthropic` or `mcp`. */
+  toolDefinitions(format = 'openai') {
+    return native(() => this._native.toolDefinitions(format));
+  }
+
+  /** A host whose tools are only `names`, sharing this one's components; throws ToolsetError. */
+  toolset(names) {
+    return new Host(native(() => this._native.toolset(names.map(String))));
+  }
+
+  /**
+   * The tool calls a model wrote into its reply text: `{calls, rejected, summary}`; run
+   * each call with `dispatchCall`.
+   */
+  extractCalls(reply) {
+    const extraction = this._native.extractCalls(String(reply));
+    const found = extraction.found();
+    const calls = found.calls.map((call, index) => {
+      const shown = shownCall(call);
+      Object.defineProperty(shown, EXTRACTED, { value: { extraction, index } });
+      return shown;
+    });
+    const rejected = found.rejected.map(shownCall);
+    return { calls, rejected, summary: extraction.summary() };
+  }
+
+  /** Runs a call `extractCalls` found, as `dispatch` would. */
+  async dispatchCall(call) {
+    const found = call && call[EXTRACTED];
+    if (!found) {
+      if (call && call.error) return new CallOutcome({ error: call.error.toJSON() });
+      throw new TypeError('dispatchCall takes a call from extractCalls(reply).calls');
+    }
+    return new CallOutcome(await native(() => found.extraction.dispatch(found.index)));
+  }
+
+  /** Rescans the plugin folders now; resolves to whether anything changed. */
+  reload() {
+    return native(() => this._native.reload());
+  }
+
+  /** What the last load did: `{components, warnings}`. */
+  loadReport() {
+    return this._native.loadReport();
+  }
+
+  /** The warnings of the last load. */
+  get warnings() {
+    return this.loadReport().warnings;
+  }
+
+  /** The plugins' resources and templates: `{resources, resourceTemplates}` in MCP's shapes. */
+  listResources() {
+    return this._native.listResources();
+  }
+
+  /** The contents of the resource at `uri`; rejects with ToolExecutionError. */
+  async readResource(uri) {
+    return settled(await this._native.readResource(String(uri)), 'contents');
+  }
+
+  /** The plugins' prompts, in MCP's shape. */
+  listPrompts() {
+    return this._native.listPrompts();
+  }
+
+  /** The messages of prompt `name` with `args` (strings); rejects with ToolExecutionError. */
+  async getPrompt(name, args = {}) {
+    return settled(await this._native.getPrompt(String(name), args), 'messages');
+  }
+
+  /** The AI SDK `tools` object for `generateText` and `streamText` (see `toolhost/ai`). */
+  aiTools() {
+    return require('./ai').aiTools(this);
+  }
+
+  /** Every tool as a LangChain.js tool (see `toolhost/langchain`). */
+  langchainTools() {
+    return require('./langchain').langchainTools(this);
+  }
+
+  /** Every tool as an OpenAI Agents SDK function tool (see `toolhost/openai-agents`). */
+  openaiAgentsTools() {
+    return require('./openai-agents').openaiAgentsTools(this);
+  }
+
+  /** For the AI SDK's `repairToolCall`: repairs a call's name and input without a model. */
+  get repairToolCall() {
+    return require('./ai').repairToolCall(this);
+  }
+}
+
+/** A found call as users see it: `error` a ToolExecutionError when rejected. */
+function shownCall(call) {
+  const { rejected, ...shown } = call;
+  return { ...shown, error: rejected ? new ToolExecutionError(rejected) : null };
+}
+
+function settled(answer, field) {
+  if (answer.error) throw new ToolExecutionError(answer.error);
+  return answer[field];
+}
+
+/**
+ * Where `value` holds what JSON cannot carry (NaN, an infinity, a bigint, a
+ * function), as `{path, got}`; null when it is all JSON.
+ */
+function unsendable(value, path = '') {
+  if (typeof value === 'number' && !Number.isFinite(value)) return { path, got: String(value) };
+  if (typeof value === 'bigint' || typeof value === 'function' || typeof value === 'symbol') {
+    return { path, got: typeof value };
+  }
+  if (value && typeof value === 'object' && typeof value.toJSON !== 'function') {
+    for (const [key, inner] of Object.entries(value)) {
+      const found = unsendable(inner, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+/** The library's corrective message for an argument JSON cannot carry. */
+function invalidValue(tool, { path, got }) {
+  return addon.invalidValue(tool, path, got);
+}
+
+module.exports = { Host };

@@ -1,0 +1,202 @@
+//! `NativeHost`: the library's `Host` for Node.js. Loading, calls and everything
+//! that may wait on a tool return Promises and run on napi's tokio runtime, off
+//! the event loop; what only reads the registry answers at once.
+
+use std::sync::Arc;
+
+use napi_derive::napi;
+use serde_json::{Map, Value, json};
+use toolhost::{Extraction, Host};
+
+use crate::cancel::Cancellation;
+use crate::options::{self, HostOptions};
+use crate::outcome::{Failure, error_json, failure, outcome_json, tool_format};
+
+/// A set of sandboxed WebAssembly tools (see `lib/host.js`, which wraps it).
+#[napi]
+pub struct NativeHost {
+    host: Host,
+}
+
+/// Loads every component of `plugins` (folders and `.wasm` files) with `options`,
+/// off the event loop; rejects with a `LoadError`.
+#[napi]
+pub async fn load_host(plugins: Vec<String>, options: Option<HostOptions>) -> Result<NativeHost, Failure> {
+    let builder = options::builder(plugins, options.unwrap_or_default())?;
+    let loading = tokio::task::spawn_blocking(move || builder.build()).await;
+    let loaded = loading.map_err(|e| failure("LoadError", &format!("loading stopped: {e}")))?;
+    let host = loaded.map_err(|e| failure("LoadError", &e.to_string()))?;
+    Ok(NativeHost { host })
+}
+
+#[napi]
+impl NativeHost {
+    /// Every active tool, sorted by name, as `{name, providerName, component, title,
+    /// description, parameters, result, annotations, sandboxed}`.
+    #[napi]
+    pub fn tools(&self) -> Vec<Value> {
+        self.host.tools().iter().map(|spec| tool_json(spec, self.host.provider_name(&spec.name))).collect()
+    }
+
+    /// Runs `name` with `arguments` (a JSON value, or the text a model wrote when
+    /// `text` is set), until it ends or `cancellation` fires: the outcome object.
+    #[napi]
+    pub async fn dispatch(
+        &self,
+        name: String,
+        arguments: Value,
+        text: bool,
+        cancellation: Option<&Cancellation>,
+    ) -> Value {
+        let cancelled = Cancellation::fired(cancellation);
+        let outcome = if text {
+            // The text path reads and repairs the model's argument text; it has no
+            // async form, so it runs on a blocking thread.
+            let (host, text) = (self.host.clone(), arguments.as_str().unwrap_or_default().to_owned());
+            match tokio::task::spawn_blocking(move || host.dispatch_text(&name, &text)).await {
+                Ok(outcome) => outcome,
+                Err(e) => return json!({"error": {"error": format!("the call stopped: {e}"), "kind": "crashed"}}),
+            }
+        } else {
+            self.host.dispatch_until(&name, arguments, cancelled).await
+        };
+        outcome_json(&outcome)
+    }
+
+    /// What a call of `name` with argument text `arguments` would run, repaired as
+    /// the host repairs it, without running it: `{tool, arguments, repairs}`, or
+    /// `{error}` when it cannot be repaired (for the AI SDK's repair hook).
+    #[napi]
+    pub fn repair_call(&self, name: String, arguments: String) -> Value {
+        match self.host.repair_call(&name, &arguments) {
+            Ok(repaired) => {
+                let repairs: Vec<String> = repaired.repairs.iter().map(ToString::to_string).collect();
+                json!({"tool": repaired.tool, "arguments": repaired.arguments, "repairs": repairs})
+            }
+            Err(error) => json!({"error": error_json(&error)}),
+        }
+    }
+
+    /// Every active tool's definition in `format` (`openai`, `openai-responses`,
+    /// `anthropic`, `mcp`).
+    #[napi]
+    pub fn tool_definitions(&self, format: String) -> Result<Value, Failure> {
+        Ok(self.host.tool_definitions(tool_format(&format)?))
+    }
+
+    /// A host whose tools are only `names`, sharing this one's components; throws a
+    /// `ToolsetError` naming the nearest tool for a name that is none.
+    #[napi]
+    pub fn toolset(&self, names: Vec<String>) -> Result<NativeHost, Failure> {
+        let host = self.host.toolset(&names).map_err(|e| failure("ToolsetError", &e.to_string()))?;
+        Ok(NativeHost { host })
+    }
+
+    /// The tool calls a model wrote into `reply` (see `Host::extract_calls`).
+    #[napi]
+    pub fn extract_calls(&self, reply: String) -> NativeExtraction {
+        NativeExtraction { host: self.host.clone(), extraction: Arc::new(self.host.extract_calls(&reply)) }
+    }
+
+    /// Rescans the plugin folders now: whether anything changed; throws a `LoadError`.
+    #[napi]
+    pub async fn reload(&self) -> Result<bool, Failure> {
+        let host = self.host.clone();
+        let reloading = tokio::task::spawn_blocking(move || host.reload()).await;
+        let reloaded = reloading.map_err(|e| failure("LoadError", &format!("the reload stopped: {e}")))?;
+        reloaded.map_err(|e| failure("LoadError", &e.to_string()))
+    }
+
+    /// What the last load did (`{components, warnings}`).
+    #[napi]
+    pub fn load_report(&self) -> Value {
+        serde_json::to_value(self.host.load_report()).unwrap_or_default()
+    }
+
+    /// The plugins' resources and resource templates, in MCP's shapes.
+    #[napi]
+    pub async fn list_resources(&self) -> Value {
+        json!({
+            "resources": self.host.list_resources().await,
+            "resourceTemplates": self.host.list_resource_templates().await,
+        })
+    }
+
+    /// The contents of the resource at `uri`, or `{error}`.
+    #[napi]
+    pub async fn read_resource(&self, uri: String) -> Value {
+        match self.host.read_resource(&uri).await {
+            Ok(contents) => json!({"contents": contents}),
+            Err(error) => json!({"error": error_json(&error)}),
+        }
+    }
+
+    /// The plugins' prompts, in MCP's shape.
+    #[napi]
+    pub async fn list_prompts(&self) -> Value {
+        Value::Array(self.host.list_prompts().await)
+    }
+
+    /// The messages of prompt `name` with `arguments` (strings), or `{error}`.
+    #[napi]
+    pub async fn get_prompt(&self, name: String, arguments: Option<Map<String, Value>>) -> Value {
+        match self.host.get_prompt(&name, &arguments.unwrap_or_default()).await {
+            Ok(messages) => json!({"messages": messages}),
+            Err(error) => json!({"error": error_json(&error)}),
+        }
+    }
+}
+
+/// The tool calls found in one reply, each runnable by its index.
+#[napi]
+pub struct NativeExtraction {
+    host: Host,
+    extraction: Arc<Extraction>,
+}
+
+#[napi]
+impl NativeExtraction {
+    /// `{calls, rejected}`: the calls, each resolved to one tool, and what was
+    /// written like a call but is not one (with `rejected`, its corrective error),
+    /// each as `{name, tool, arguments, span, dialect, repairs}`.
+    #[napi]
+    pub fn found(&self) -> Value {
+        serde_json::to_value(&*self.extraction).unwrap_or_default()
+    }
+
+    /// One line saying what was found (for logs).
+    #[napi]
+    pub fn summary(&self) -> String {
+        self.extraction.summary()
+    }
+
+    /// Runs call number `index` as `dispatch` would; a rejected one comes back as its
+    /// error, and nothing runs.
+    #[napi]
+    pub async fn dispatch(&self, index: u32) -> Result<Value, Failure> {
+        let Some(call) = self.extraction.calls.get(index as usize).cloned() else {
+            return Err(failure("RangeError", &format!("no call number {index} was found")));
+        };
+        let host = self.host.clone();
+        let running = tokio::task::spawn_blocking(move || host.dispatch_call(&call)).await;
+        let outcome = running.map_err(|e| failure("Error", &format!("the call stopped: {e}")))?;
+        Ok(outcome_json(&outcome))
+    }
+}
+
+/// A tool as `{name, providerName, component, title, description, parameters,
+/// result, annotations, sandboxed}`.
+fn tool_json(spec: &toolhost::ToolSpec, provider_name: Option<String>) -> Value {
+    let mcp = spec.definition(toolhost::ToolFormat::Mcp);
+    json!({
+        "name": spec.name,
+        "providerName": provider_name,
+        "component": spec.component,
+        "title": spec.title,
+        "description": spec.description,
+        "parameters": mcp["inputSchema"],
+        "result": mcp.get("outputSchema").cloned().unwrap_or(Value::Null),
+        "annotations": mcp["annotations"],
+        "sandboxed": spec.wit_function().is_some(),
+    })
+}

@@ -1,0 +1,18 @@
+'use strict';
+// Shared by the tests: the repository's built components and the tests' compile cache.
+const path = require('node:path');
+const fs = require('node:fs');
+
+const root = path.resolve(__dirname, '..', '..');
+const plugins = path.join(root, 'target', 'plugins');
+const guests = path.join(root, 'target', 'test-guests');
+const cacheDir = process.env.TOOLHOST_TEST_CACHE || path.join(root, 'target', 'test-cache');
+
+/** A test guest's component file. */
+function guest(name) {
+  const file = path.join(guests, `${name}.wasm`);
+  if (!fs.existsSync(file)) throw new Error(`${file} is missing: build the guests first (scripts/build-guests.sh)`);
+  return file;
+}
+
+module.exports = { root, plugins, guest, cacheDir };
