@@ -49,16 +49,9 @@ impl NativeHost {
         cancellation: Option<&Cancellation>,
     ) -> Value {
         let cancelled = Cancellation::fired(cancellation);
-        let outcome = if text {
-            // The text path reads and repairs the model's argument text; it has no
-            // async form, so it runs on a blocking thread.
-            let (host, text) = (self.host.clone(), arguments.as_str().unwrap_or_default().to_owned());
-            match tokio::task::spawn_blocking(move || host.dispatch_text(&name, &text)).await {
-                Ok(outcome) => outcome,
-                Err(e) => return json!({"error": {"error": format!("the call stopped: {e}"), "kind": "crashed"}}),
-            }
-        } else {
-            self.host.dispatch_until(&name, arguments, cancelled).await
+        let outcome = match (text, arguments) {
+            (true, Value::String(text)) => self.host.dispatch_text_until(&name, &text, cancelled).await,
+            (_, arguments) => self.host.dispatch_until(&name, arguments, cancelled).await,
         };
         outcome_json(&outcome)
     }

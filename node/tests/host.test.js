@@ -70,6 +70,9 @@ test('an AbortSignal stops an endless call and frees its turn', async () => {
   const aborted = AbortSignal.abort();
   const outcome = await hostile.dispatch('spin', {}, { signal: aborted });
   assert.equal(outcome.error.kind, 'cancelled');
+  // The same for a call with the model's argument text.
+  const textCall = hostile.dispatchText('spin', '{}', { signal: AbortSignal.timeout(100) });
+  assert.equal((await textCall).error.kind, 'cancelled');
 });
 
 test('toolsets, definitions and the load report', async () => {

@@ -368,7 +368,18 @@ impl Host {
         arguments: Value,
         cancelled: impl Future<Output = ()>,
     ) -> CallOutcome {
-        self.dispatch_in(name, arguments, None, cancelled).await
+        self.dispatch_in(name, Arguments::Json(&arguments), None, cancelled).await
+    }
+
+    /// [`Host::dispatch_until`] with the argument text a model wrote (read as
+    /// [`Host::call_text`] reads it).
+    pub async fn dispatch_text_until(
+        &self,
+        name: &str,
+        arguments: &str,
+        cancelled: impl Future<Output = ()>,
+    ) -> CallOutcome {
+        self.dispatch_in(name, Arguments::Text(arguments), None, cancelled).await
     }
 
     /// [`Host::dispatch_until`], with `observer` told the tool's progress reports and
@@ -382,13 +393,13 @@ impl Host {
         observer: Arc<dyn CallObserver>,
         cancelled: impl Future<Output = ()>,
     ) -> CallOutcome {
-        self.dispatch_in(name, arguments, Some(observer), cancelled).await
+        self.dispatch_in(name, Arguments::Json(&arguments), Some(observer), cancelled).await
     }
 
     async fn dispatch_in(
         &self,
         name: &str,
-        arguments: Value,
+        arguments: Arguments<'_>,
         observer: Option<Arc<dyn CallObserver>>,
         cancelled: impl Future<Output = ()>,
     ) -> CallOutcome {
@@ -397,7 +408,7 @@ impl Host {
             Err(error) => return CallOutcome::failed(error),
         };
         let mut repairs = Vec::new();
-        let run = self.run_async(&snapshot, &registry, &resolved, &arguments, observer.as_ref(), &mut repairs);
+        let run = self.run_async(&snapshot, &registry, &resolved, arguments, observer.as_ref(), &mut repairs);
         // The call first: a call done by the time the caller gives up has its outcome.
         let result = match futures::future::select(std::pin::pin!(run), std::pin::pin!(cancelled)).await {
             Either::Left((result, _)) => result,
@@ -450,18 +461,18 @@ impl Host {
         snapshot: &Snapshot,
         registry: &Registry,
         resolved: &Resolved,
-        arguments: &Value,
+        arguments: Arguments<'_>,
         observer: Option<&Arc<dyn CallObserver>>,
         repairs: &mut Vec<Repair>,
     ) -> Result<Returned, ToolError> {
-        match self.prepare(snapshot, registry, resolved, Arguments::Json(arguments), repairs)? {
+        match self.prepare(snapshot, registry, resolved, arguments, repairs)? {
             Step::Component(call, args) if observer.is_some() => {
                 invoke_async(&self.core.runtime, &Invocation { observer, ..call }, &args).await
             }
             Step::Component(call, args) => invoke_async(&self.core.runtime, &call, &args).await,
             #[cfg(feature = "mcp-servers")]
             Step::Server(server, index) => {
-                servers::bind(server, index, &resolved.name, Arguments::Json(arguments), repairs)?.run_async().await
+                servers::bind(server, index, &resolved.name, arguments, repairs)?.run_async().await
             }
             #[cfg(not(feature = "mcp-servers"))]
             Step::Server(..) => unreachable!("no server is served without the feature"),
