@@ -59,16 +59,17 @@ class Host {
     if (invalid) {
       return new CallOutcome({ error: invalidValue(name, invalid) });
     }
+    if (!signal) {
+      return new CallOutcome(await this._native.dispatch(name, args, text, null));
+    }
     const cancellation = new addon.Cancellation();
     const abort = () => cancellation.cancel();
-    if (signal) {
-      if (signal.aborted) abort();
-      else signal.addEventListener('abort', abort, { once: true });
-    }
+    if (signal.aborted) abort();
+    else signal.addEventListener('abort', abort, { once: true });
     try {
       return new CallOutcome(await this._native.dispatch(name, args, text, cancellation));
     } finally {
-      if (signal) signal.removeEventListener('abort', abort);
+      signal.removeEventListener('abort', abort);
     }
   }
 
