@@ -31,7 +31,7 @@ class Host {
 
   /** The active tool registered under exactly `name`, or null. */
   tool(name) {
-    return this.tools().find((tool) => tool.name === name) ?? null;
+    return this._native.tool(String(name)) ?? null;
   }
 
   /** Calls a tool by the name a model sent, with its arguments; rejects with ToolExecutionError. */
@@ -80,9 +80,7 @@ class Host {
    */
   repairCall(name, args) {
     const repaired = this._native.repairCall(String(name), typeof args === 'string' ? args : JSON.stringify(args ?? {}));
-    if (repaired.error) return null;
-    const tool = this.tool(repaired.tool);
-    return { ...repaired, providerName: tool ? tool.providerName : repaired.tool };
+    return repaired.error ? null : repaired;
   }
 
   /** Every active tool's definition in a provider's format: `openai`, `openai-responses`, `anthropic` or `mcp`. */

@@ -38,6 +38,12 @@ impl NativeHost {
         self.host.tools().iter().map(|spec| tool_json(spec, self.host.provider_name(&spec.name))).collect()
     }
 
+    /// The active tool registered under exactly `name`, as `tools` has it, or null.
+    #[napi]
+    pub fn tool(&self, name: String) -> Option<Value> {
+        self.host.tool(&name).map(|spec| tool_json(&spec, self.host.provider_name(&spec.name)))
+    }
+
     /// Runs `name` with `arguments` (a JSON value, or the text a model wrote when
     /// `text` is set), until it ends or `cancellation` fires: the outcome object.
     #[napi]
@@ -57,14 +63,16 @@ impl NativeHost {
     }
 
     /// What a call of `name` with argument text `arguments` would run, repaired as
-    /// the host repairs it, without running it: `{tool, arguments, repairs}`, or
+    /// the host repairs it, without running it: `{tool, providerName, arguments,
+    /// repairs}`, or
     /// `{error}` when it cannot be repaired (for the AI SDK's repair hook).
     #[napi]
     pub fn repair_call(&self, name: String, arguments: String) -> Value {
         match self.host.repair_call(&name, &arguments) {
             Ok(repaired) => {
                 let repairs: Vec<String> = repaired.repairs.iter().map(ToString::to_string).collect();
-                json!({"tool": repaired.tool, "arguments": repaired.arguments, "repairs": repairs})
+                let provider_name = self.host.provider_name(&repaired.tool);
+                json!({"tool": repaired.tool, "providerName": provider_name, "arguments": repaired.arguments, "repairs": repairs})
             }
             Err(error) => json!({"error": error_json(&error)}),
         }

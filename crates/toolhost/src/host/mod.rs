@@ -190,6 +190,12 @@ impl Host {
         Value::Array(self.registry().definitions(format))
     }
 
+    /// Whether calls of the active tool registered under exactly `name` may go on as
+    /// tasks (the default for a name that is no tool's), without copying its spec.
+    pub(crate) fn task_support(&self, name: &str) -> crate::tool::TaskSupport {
+        self.registry().spec(name).map(|spec| spec.tasks).unwrap_or_default()
+    }
+
     /// The name a provider's definitions (every format but MCP) give the active
     /// tool `name` (`uber.ride` → `uber_ride`); a call by it reaches the tool.
     pub fn provider_name(&self, name: &str) -> Option<String> {

@@ -310,7 +310,7 @@ impl McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let support = self.host.tool(&request.name).map(|tool| tool.tasks).unwrap_or_default();
+        let support = self.host.task_support(&request.name);
         let patience = self.tasks.patience(support, &context)?;
         let running = match &request.request_state {
             Some(state) => self.rounds.resume(state, request.input_responses.as_ref()).ok_or_else(|| {
