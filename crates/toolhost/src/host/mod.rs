@@ -192,6 +192,7 @@ impl Host {
 
     /// Whether calls of the active tool registered under exactly `name` may go on as
     /// tasks (the default for a name that is no tool's), without copying its spec.
+    #[cfg(feature = "mcp")]
     pub(crate) fn task_support(&self, name: &str) -> crate::tool::TaskSupport {
         self.registry().spec(name).map(|spec| spec.tasks).unwrap_or_default()
     }
