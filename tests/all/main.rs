@@ -30,6 +30,7 @@ mod offers;
 mod prewarm;
 mod process;
 mod reports;
+mod rig;
 mod sandbox;
 mod self_repair;
 mod tasks;

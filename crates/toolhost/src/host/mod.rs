@@ -105,6 +105,28 @@ pub struct RepairedCall {
     pub repairs: Vec<Repair>,
 }
 
+impl RepairedCall {
+    /// What to tell a model whose call must be made again to run as repaired (a
+    /// framework that cannot run the repaired call in its place): the tool by the
+    /// name `shown` the model was shown, the arguments as the host read them, and
+    /// what was repaired.
+    ///
+    /// ```no_run
+    /// # let host = toolhost::Host::builder().plugin_dir("target/plugins").build()?;
+    /// let repaired = host.repair_call("evaluate", "{expression: '2+2'}")?;
+    /// assert!(repaired.retry_message("evaluate").contains(r#"{"expression":"2+2"}"#));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn retry_message(&self, shown: &str) -> String {
+        let repairs: Vec<String> = self.repairs.iter().map(ToString::to_string).collect();
+        format!(
+            "Your call could not run as written. Call '{shown}' again with these arguments: {} ({}).",
+            self.arguments,
+            repairs.join("; ")
+        )
+    }
+}
+
 impl CallOutcome {
     /// The outcome of a call whose name did not resolve, or that could not start.
     fn failed(error: ToolError) -> CallOutcome {
@@ -203,6 +225,19 @@ impl Host {
         let registry = self.registry();
         let spec = registry.spec(name)?;
         Some(registry.provider_name(name).map_or_else(|| spec.name_in(ToolFormat::OpenAiChat), str::to_string))
+    }
+
+    /// The registered name of the active tool a model's `name` resolves to, as a
+    /// call's name resolves (exactly, by its provider name, or repaired where one
+    /// tool alone fits); the error is the corrective message the call would get.
+    ///
+    /// ```no_run
+    /// # let host = toolhost::Host::builder().plugin_dir("target/plugins").build()?;
+    /// assert_eq!(host.resolve_name("Evaluate")?, "evaluate");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn resolve_name(&self, name: &str) -> Result<String, ToolError> {
+        Ok(self.registry().resolve(name)?.name)
     }
 
     /// How many instances are ready for calls that have not arrived yet, and the
