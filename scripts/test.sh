@@ -55,14 +55,18 @@ scripts/conformance.sh | sed -n '/=== SUMMARY ===/,$p'
 # And its next release (an alpha: the 2026-07-28 revision, tasks), from its total on.
 CONFORMANCE_NEXT=1 scripts/conformance.sh | sed -n '/^Total:/,$p'
 took "the MCP conformance suite"
-# The Python package (python/tests, pytest), with the native module the build above
-# made, the same guests and cache.
-scripts/test-python.sh
+# The packages that install without Rust (scripts/dist.sh), packed from the build
+# above: the command, the Python wheel, the npm package with its prebuilt addon.
+DIST_PROFILE=dev scripts/dist.sh
+took "packing the packages"
+# The Python package (python/tests, pytest), its wheel installed in a fresh
+# virtualenv, with the same guests and cache.
+TOOLHOST_DIST=keep scripts/test-python.sh
 took "the Python package's tests"
-# The Node.js package (node/tests, node's test runner) with the addon the build above
-# made, and its framework adapters through the AI SDK, LangChain.js and the OpenAI
-# Agents SDK.
-scripts/test-node.sh
+# The Node.js package (node/tests, node's test runner), its tarball installed in a
+# fresh project, and its framework adapters through the AI SDK, LangChain.js and the
+# OpenAI Agents SDK.
+TOOLHOST_DIST=keep scripts/test-node.sh
 took "the Node package's tests"
 # Every server a test starts is stopped whatever the test's end (tests/all/process.rs):
 # a process of this session that was not running before the tests, and is neither

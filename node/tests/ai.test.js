@@ -7,7 +7,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { generateText, stepCountIs } = require('ai');
 const { MockLanguageModelV4 } = require('ai/test');
-const { Host, ToolExecutionError } = require('..');
+const { Host, ToolExecutionError } = require('toolhost');
 const { plugins, cacheDir } = require('./helpers');
 
 const usage = {

@@ -1,9 +1,11 @@
 'use strict';
 // Shared by the tests: the repository's built components and the tests' compile cache.
+// TOOLHOST_REPO names the repository when the tests run from a copy of this folder
+// (scripts/test-node.sh runs them in a fresh project that installed the package).
 const path = require('node:path');
 const fs = require('node:fs');
 
-const root = path.resolve(__dirname, '..', '..');
+const root = process.env.TOOLHOST_REPO || path.resolve(__dirname, '..', '..');
 const plugins = path.join(root, 'target', 'plugins');
 const guests = path.join(root, 'target', 'test-guests');
 const cacheDir = process.env.TOOLHOST_TEST_CACHE || path.join(root, 'target', 'test-cache');

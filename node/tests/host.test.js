@@ -4,7 +4,7 @@
 // extraction from reply text, tool results per provider format.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { Host, ToolExecutionError, LoadError, ToolsetError } = require('..');
+const { Host, ToolExecutionError, LoadError, ToolsetError } = require('toolhost');
 const { plugins, guest, cacheDir } = require('./helpers');
 
 let examples;

@@ -5,7 +5,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { convertToOpenAITool } = require('@langchain/core/utils/function_calling');
-const { Host, ToolExecutionError } = require('..');
+const { Host, ToolExecutionError } = require('toolhost');
 const { plugins, cacheDir } = require('./helpers');
 
 let host;

@@ -7,8 +7,8 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { Agent, Runner, Usage } = require('@openai/agents');
-const { Host } = require('..');
-const { repairingModel } = require('../lib/openai-agents');
+const { Host } = require('toolhost');
+const { repairingModel } = require('toolhost/openai-agents');
 const { plugins, cacheDir } = require('./helpers');
 
 /** A model that makes `calls` first, then answers "done", keeping what it was sent. */
