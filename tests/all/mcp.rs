@@ -56,8 +56,9 @@ impl Client {
         self.stdin.flush().expect("flush");
     }
 
-    /// Waits for a notification of `method`, up to `timeout`.
-    fn notification(&mut self, method: &str, timeout: Duration) -> Value {
+    /// Waits for a notification of `method`, up to `timeout`; the messages skipped
+    /// on the way are kept (see [`Client::answered`]).
+    pub(crate) fn notification(&mut self, method: &str, timeout: Duration) -> Value {
         let deadline = std::time::Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
@@ -66,6 +67,7 @@ impl Client {
             if message["method"] == method {
                 return message;
             }
+            self.skipped.push(message);
         }
     }
 
@@ -144,7 +146,8 @@ impl Client {
         }
     }
 
-    /// The messages [`Client::request`] skipped since the last call.
+    /// The messages [`Client::request`] and [`Client::notification`] skipped since
+    /// the last call.
     pub(crate) fn answered(&mut self) -> Vec<Value> {
         std::mem::take(&mut self.skipped)
     }

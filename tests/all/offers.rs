@@ -3,10 +3,14 @@
 //! read (by URI and through a template), prompts listed and got with their
 //! arguments, argument completion; an unknown URI or prompt is an error naming it;
 //! a prompt name two components share is qualified; the capabilities are declared
-//! only when a component has them.
+//! only when a component has them; after a reload, a client hears which resources it
+//! subscribed to read differently.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use std::path::Path;
+use std::time::Duration;
+
 use serde_json::{Value, json};
 
 use crate::common;
@@ -26,7 +30,7 @@ fn session(names: &[&str]) -> (tempfile::TempDir, Client, Value) {
 #[test]
 fn resources_are_listed_and_read_by_uri_and_through_a_template() {
     let (_folder, mut client, init) = session(&["conformance"]);
-    assert_eq!(init["result"]["capabilities"]["resources"], json!({"subscribe": true, "listChanged": false}));
+    assert_eq!(init["result"]["capabilities"]["resources"], json!({"subscribe": true, "listChanged": true}));
     let listed = client.request(2, "resources/list", json!({}));
     let uris: Vec<&Value> =
         listed["result"]["resources"].as_array().expect("resources").iter().map(|r| &r["uri"]).collect();
@@ -56,7 +60,7 @@ fn resources_are_listed_and_read_by_uri_and_through_a_template() {
 #[test]
 fn prompts_are_listed_got_with_arguments_and_completed() {
     let (_folder, mut client, init) = session(&["conformance"]);
-    assert_eq!(init["result"]["capabilities"]["prompts"], json!({"listChanged": false}));
+    assert_eq!(init["result"]["capabilities"]["prompts"], json!({"listChanged": true}));
     let listed = client.request(2, "prompts/list", json!({}));
     let prompts = listed["result"]["prompts"].as_array().expect("prompts").clone();
     assert_eq!(prompts.len(), 4);
@@ -157,4 +161,55 @@ fn an_mcp_server_plugins_resources_and_prompts_are_passed_through_beside_a_compo
         "argument": {"name": "department", "value": "Eng"}}),
     );
     assert_eq!(completed["result"]["completion"]["values"], json!(["Engineering"]), "{completed}");
+}
+
+/// Gives the conformance guest in `folder` the variable its `test://watched-resource`
+/// reads (a manifest change, which a watching server reloads).
+fn watch_value(folder: &Path, value: &str) {
+    let part = folder.join(".conformance.toml.part");
+    std::fs::write(&part, format!("[env]\nWATCHED_RESOURCE = {value:?}\n")).expect("write");
+    std::fs::rename(part, folder.join("conformance.toml")).expect("rename");
+}
+
+fn updates(messages: &[Value]) -> Vec<&Value> {
+    let updated = messages.iter().filter(|m| m["method"] == "notifications/resources/updated");
+    updated.map(|m| &m["params"]["uri"]).collect()
+}
+
+#[test]
+fn after_a_reload_a_client_hears_which_subscribed_resources_read_differently() {
+    let folder = tempfile::tempdir().expect("a folder");
+    std::fs::copy(common::test_guest("conformance"), folder.path().join("conformance.wasm")).expect("copy");
+    watch_value(folder.path(), "first");
+    let mut client = Client::start_with(folder.path(), &["--watch"]);
+    client.initialize();
+    let watched = json!({"uri": "test://watched-resource"});
+    // Subscribed to both; only the watched one will read differently.
+    assert_eq!(client.request(2, "resources/subscribe", json!({"uri": "test://static-text"}))["result"], json!({}));
+    assert_eq!(client.request(3, "resources/subscribe", watched.clone())["result"], json!({}));
+    assert_eq!(client.request(4, "resources/read", watched.clone())["result"]["contents"][0]["text"], "first");
+
+    watch_value(folder.path(), "second");
+    let updated = client.notification("notifications/resources/updated", Duration::from_secs(20));
+    assert_eq!(updated["params"]["uri"], "test://watched-resource");
+    let before = client.answered();
+    let methods: Vec<&Value> = before.iter().map(|m| &m["method"]).collect();
+    for list in ["tools", "resources", "prompts"] {
+        assert!(methods.contains(&&json!(format!("notifications/{list}/list_changed"))), "{methods:?}");
+    }
+    // Subscriptions are told of in URI order: static-text's would have come first.
+    assert!(updates(&before).is_empty(), "{before:?}");
+    assert_eq!(client.request(5, "resources/read", watched.clone())["result"]["contents"][0]["text"], "second");
+
+    // Once unsubscribed, no more news of it: the reload after next shows what the
+    // next one sent (a session is told of one reload after the other).
+    assert_eq!(client.request(6, "resources/unsubscribe", watched.clone())["result"], json!({}));
+    client.answered();
+    watch_value(folder.path(), "third");
+    client.notification("notifications/tools/list_changed", Duration::from_secs(20));
+    assert_eq!(client.request(7, "resources/read", watched.clone())["result"]["contents"][0]["text"], "third");
+    watch_value(folder.path(), "fourth");
+    client.notification("notifications/tools/list_changed", Duration::from_secs(20));
+    let after = client.answered();
+    assert!(updates(&after).is_empty(), "{after:?}");
 }

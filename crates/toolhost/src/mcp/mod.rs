@@ -4,7 +4,10 @@
 //! and safety hints, and `tools/call` goes through the same name repair, argument
 //! binding and sandbox as [`Host::call`]; a corrective message comes back as a tool
 //! result with `isError: true`, so the model reads it and tries again. A client with
-//! a session is sent `notifications/tools/list_changed` when the plugins reload.
+//! a session is sent `notifications/tools/list_changed` when the plugins reload (the
+//! resource and prompt lists' too, when there are any, and
+//! `notifications/resources/updated` for each resource it subscribed to that now
+//! reads differently).
 
 #[allow(deprecated, reason = "rmcp marks MCP logging deprecated (SEP-2577); the revisions we serve still have it")]
 use rmcp::model::SetLevelRequestParams;
@@ -86,6 +89,8 @@ pub struct McpServer {
     /// Long calls that went on as tasks, in the stateless revision (shared by every
     /// session).
     tasks: Tasks,
+    /// The resources the session's client subscribed to.
+    subscriptions: offers::Subscriptions,
 }
 
 impl McpServer {
@@ -97,7 +102,8 @@ impl McpServer {
             let _ = sender.send(());
         });
         let level = notify::SessionLevel::default();
-        McpServer { host, changes, level, rounds: Rounds::default(), tasks: Tasks::default() }
+        let subscriptions = offers::Subscriptions::default();
+        McpServer { host, changes, level, rounds: Rounds::default(), tasks: Tasks::default(), subscriptions }
     }
 
     /// The same handler, where a call from a client that takes tasks (MCP's tasks
@@ -110,9 +116,10 @@ impl McpServer {
     }
 
     /// A handler for one more session: the same host and news of reloads, with its
-    /// own log level.
+    /// own log level and subscriptions.
     pub fn for_session(&self) -> McpServer {
-        McpServer { level: notify::SessionLevel::default(), ..self.clone() }
+        let subscriptions = offers::Subscriptions::default();
+        McpServer { level: notify::SessionLevel::default(), subscriptions, ..self.clone() }
     }
 }
 
@@ -143,10 +150,11 @@ impl ServerHandler for McpServer {
         info
     }
 
-    /// Once a session is set up, tells its client whenever the tool list changes, for
-    /// as long as the session lasts.
+    /// Once a session is set up, tells its client whenever the plugins reload, for as
+    /// long as the session lasts: the tool list changed, and what changed besides.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         let mut changes = self.changes.subscribe();
+        let (host, subscriptions) = (self.host.clone(), self.subscriptions.clone());
         let peer = context.peer;
         tokio::spawn(async move {
             let mut check = tokio::time::interval(std::time::Duration::from_secs(30));
@@ -164,8 +172,12 @@ impl ServerHandler for McpServer {
                         continue;
                     }
                 }
-                if let Err(error) = peer.notify_tool_list_changed().await {
-                    tracing::debug!("the MCP session ended, or cannot be told that the tools changed: {error}");
+                let told = match peer.notify_tool_list_changed().await {
+                    Ok(()) => offers::tell_changes(&host, &subscriptions, &peer).await,
+                    Err(error) => Err(error.to_string()),
+                };
+                if let Err(error) = told {
+                    tracing::debug!("the MCP session ended, or cannot be told what the reload changed: {error}");
                     return;
                 }
             }
@@ -207,20 +219,22 @@ impl ServerHandler for McpServer {
         offers::read_resource(&self.host, request).await.map(Into::into)
     }
 
-    /// Accepted: components cannot yet say that a resource changed, so nothing is sent.
+    /// Kept with what the resource reads as now: after a reload, the client is told
+    /// if it reads differently.
     async fn subscribe(
         &self,
-        _request: SubscribeRequestParams,
+        request: SubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        Ok(())
+        self.subscriptions.add(&self.host, request.uri).await
     }
 
     async fn unsubscribe(
         &self,
-        _request: UnsubscribeRequestParams,
+        request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        self.subscriptions.remove(&request.uri);
         Ok(())
     }
 

@@ -1,16 +1,22 @@
 //! What components offer besides tools, served over MCP: `resources/list`,
 //! `resources/templates/list`, `resources/read`, `resources/subscribe` and
-//! `unsubscribe` (accepted; components cannot yet say a resource changed),
-//! `prompts/list`, `prompts/get` and `completion/complete`. The host gathers them
-//! ([`Host::list_resources`] and the rest); this module puts them in rmcp's types,
-//! and declares the capabilities only when some component has them.
+//! `unsubscribe`, `prompts/list`, `prompts/get` and `completion/complete`. The host
+//! gathers them ([`Host::list_resources`] and the rest); this module puts them in
+//! rmcp's types, declares the capabilities only when some component has them, and,
+//! after a reload, tells a session's client that the lists changed and which of the
+//! resources it subscribed to now read differently.
 
-use rmcp::ErrorData;
+use std::collections::BTreeMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::{Arc, Mutex, PoisonError};
+
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams, ReadResourceResult,
-    ServerCapabilities,
+    ResourceUpdatedNotificationParam, ServerCapabilities,
 };
+use rmcp::service::Peer;
+use rmcp::{ErrorData, RoleServer};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -21,10 +27,10 @@ use crate::host::Host;
 /// subscriptions), prompts and completion.
 pub(super) fn declare(host: &Host, capabilities: &mut ServerCapabilities) {
     if host.has_resources() {
-        capabilities.resources = read_json(json!({"subscribe": true, "listChanged": false})).ok();
+        capabilities.resources = read_json(json!({"subscribe": true, "listChanged": true})).ok();
     }
     if host.has_prompts() {
-        capabilities.prompts = read_json(json!({"listChanged": false})).ok();
+        capabilities.prompts = read_json(json!({"listChanged": true})).ok();
         capabilities.completions = Some(serde_json::Map::new());
     }
 }
@@ -48,6 +54,82 @@ pub(super) async fn read_resource(
         }
         Err(error) => Err(ErrorData::invalid_params(error.to_string(), Some(json!({"uri": request.uri})))),
     }
+}
+
+/// How many resources one session may subscribe to: each is read again after every
+/// reload.
+const MAX_SUBSCRIPTIONS: usize = 1_000;
+
+/// The resources one session subscribed to, each with a digest of the contents its
+/// client last had news of (`None`: the resource could not be read then).
+#[derive(Clone, Default)]
+pub(super) struct Subscriptions(Arc<Mutex<BTreeMap<String, Option<u64>>>>);
+
+impl Subscriptions {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Option<u64>>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Subscribes to `uri` as it reads now.
+    pub(super) async fn add(&self, host: &Host, uri: String) -> Result<(), ErrorData> {
+        if self.lock().len() >= MAX_SUBSCRIPTIONS && !self.lock().contains_key(&uri) {
+            let message = format!("a session may subscribe to at most {MAX_SUBSCRIPTIONS} resources");
+            return Err(ErrorData::invalid_params(message, Some(json!({"uri": uri}))));
+        }
+        let digest = digest(host, &uri).await;
+        self.lock().insert(uri, digest);
+        Ok(())
+    }
+
+    pub(super) fn remove(&self, uri: &str) {
+        self.lock().remove(uri);
+    }
+
+    /// The subscribed resources whose contents differ from those last told of (one
+    /// gone or unreadable counts), in URI order; each is now told of.
+    async fn changed(&self, host: &Host) -> Vec<String> {
+        let subscribed: Vec<(String, Option<u64>)> = self.lock().clone().into_iter().collect();
+        let mut changed = Vec::new();
+        for (uri, told) in subscribed {
+            let now = digest(host, &uri).await;
+            if now != told {
+                // Kept only while still subscribed (an unsubscribe may have come meanwhile).
+                if let Some(entry) = self.lock().get_mut(&uri) {
+                    *entry = now;
+                    changed.push(uri);
+                }
+            }
+        }
+        changed
+    }
+}
+
+/// A digest of what `uri` reads as now, or `None` when it cannot be read.
+async fn digest(host: &Host, uri: &str) -> Option<u64> {
+    let contents = host.read_resource(uri).await.ok()?;
+    let mut hasher = DefaultHasher::new();
+    serde_json::to_string(&contents).ok()?.hash(&mut hasher);
+    Some(hasher.finish())
+}
+
+/// Tells `peer`, after a reload, what changed besides the tools: the resource and
+/// prompt lists (when the host has any), then each subscribed resource that reads
+/// differently (`notifications/resources/updated`).
+pub(super) async fn tell_changes(
+    host: &Host,
+    subscriptions: &Subscriptions,
+    peer: &Peer<RoleServer>,
+) -> Result<(), String> {
+    if host.has_resources() {
+        peer.notify_resource_list_changed().await.map_err(|e| e.to_string())?;
+    }
+    if host.has_prompts() {
+        peer.notify_prompt_list_changed().await.map_err(|e| e.to_string())?;
+    }
+    for uri in subscriptions.changed(host).await {
+        peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri)).await.map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 pub(super) async fn list_prompts(host: &Host) -> Result<ListPromptsResult, ErrorData> {

@@ -223,7 +223,10 @@ impl exports::toolhost::tool::resources::Guest for Conformance {
         let contents = match uri.as_str() {
             "test://static-text" => Contents::Text("This is the content of the static text resource.".to_string()),
             "test://static-binary" => Contents::Blob(RED_PIXEL.to_vec()),
-            "test://watched-resource" => Contents::Text("Watched resource content".to_string()),
+            // What a manifest's `[env]` gives it, so that a reload can change it.
+            "test://watched-resource" => Contents::Text(
+                std::env::var("WATCHED_RESOURCE").unwrap_or_else(|_| "Watched resource content".to_string()),
+            ),
             other => match other.strip_prefix("test://template/").and_then(|rest| rest.strip_suffix("/data")) {
                 Some(id) if !id.is_empty() && !id.contains('/') => {
                     Contents::Text(format!(r#"{{"id":"{id}","templateTest":true,"data":"Data for ID: {id}"}}"#))
