@@ -1,6 +1,8 @@
 'use strict';
-// Host: a set of sandboxed WebAssembly tools. Every call returns a Promise and runs
-// off the event loop; an AbortSignal stops a call at the tool's next epoch tick.
+// Host: a set of sandboxed WebAssembly tools. Every call returns a Promise; a tool
+// runs on the event loop's thread only until it first waits or reaches its first
+// epoch tick (5 ms at most), then off it (see node/src/host.rs, `dispatch`); an
+// AbortSignal stops a call at the tool's next epoch tick.
 const addon = require('./native');
 const { ToolExecutionError, native } = require('./errors');
 const { CallOutcome } = require('./outcome');

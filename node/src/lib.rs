@@ -4,7 +4,8 @@
 //! host is implemented twice.
 //!
 //! - `host`: `NativeHost` (loading, calls, toolsets, definitions, extraction,
-//!   resources and prompts), every slow method a Promise run off the event loop
+//!   resources and prompts), every slow method a Promise (a call leaves the event
+//!   loop at its first wait or epoch tick)
 //! - `options`: the options object of `loadHost`
 //! - `outcome`: a call's outcome and errors as plain JavaScript objects
 //! - `cancel`: `Cancellation`, which an `AbortSignal` fires to stop a call
