@@ -213,3 +213,22 @@ fn after_a_reload_a_client_hears_which_subscribed_resources_read_differently() {
     let after = client.answered();
     assert!(updates(&after).is_empty(), "{after:?}");
 }
+
+#[test]
+fn a_session_subscribes_to_at_most_a_thousand_resources() {
+    let (_folder, mut client, _) = session(&["conformance"]);
+    for id in 0..1_000u64 {
+        let uri = format!("test://template/{id}/data");
+        let subscribed = client.request(id + 2, "resources/subscribe", json!({"uri": uri}));
+        assert_eq!(subscribed["result"], json!({}), "{subscribed}");
+    }
+    let refused = client.request(1_002, "resources/subscribe", json!({"uri": "test://static-text"}));
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(refused["error"]["message"].as_str().is_some_and(|m| m.contains("at most 1000")), "{refused}");
+    // One already subscribed to is no new one; after an unsubscribe there is room.
+    let again = client.request(1_003, "resources/subscribe", json!({"uri": "test://template/7/data"}));
+    assert_eq!(again["result"], json!({}), "{again}");
+    client.request(1_004, "resources/unsubscribe", json!({"uri": "test://template/7/data"}));
+    let room = client.request(1_005, "resources/subscribe", json!({"uri": "test://static-text"}));
+    assert_eq!(room["result"], json!({}), "{room}");
+}

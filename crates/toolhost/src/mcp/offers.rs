@@ -72,8 +72,13 @@ impl Subscriptions {
 
     /// Subscribes to `uri` as it reads now.
     pub(super) async fn add(&self, host: &Host, uri: String) -> Result<(), ErrorData> {
-        if self.lock().len() >= MAX_SUBSCRIPTIONS && !self.lock().contains_key(&uri) {
-            let message = format!("a session may subscribe to at most {MAX_SUBSCRIPTIONS} resources");
+        let full = {
+            let subscribed = self.lock();
+            subscribed.len() >= MAX_SUBSCRIPTIONS && !subscribed.contains_key(&uri)
+        };
+        if full {
+            let message =
+                format!("a session may subscribe to at most {MAX_SUBSCRIPTIONS} resources: unsubscribe from one first");
             return Err(ErrorData::invalid_params(message, Some(json!({"uri": uri}))));
         }
         let digest = digest(host, &uri).await;
