@@ -122,6 +122,9 @@ fn rig_offers_every_tool_by_the_name_providers_take_with_its_schema() {
         assert_eq!(definition.description, spec.description);
         assert_eq!(definition.parameters, spec.parameters_schema());
     }
+    let one = toolhost_rig::tool(host, "Evaluate").expect("a name that resolves");
+    assert_eq!(one.name().as_str(), "evaluate");
+    assert!(toolhost_rig::tool(host, "web_search").is_none());
 }
 
 #[test]

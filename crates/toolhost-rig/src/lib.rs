@@ -134,16 +134,17 @@ impl RepairHook {
         }
     }
 
-    /// A repaired name when the host's tool is one the agent was given; else the
-    /// host's corrective message, or `None` when the host has the tool and the agent
-    /// does not (give the hook the host, or toolset, whose tools the agent has).
+    /// A repaired name when the host's tool is one the turn allows; else the host's
+    /// corrective message, or `None` when the host has the tool and the turn does not
+    /// allow it (its tool choice, or an agent given fewer tools: give the hook the
+    /// host, or toolset, whose tools the agent has).
     fn rename(&self, event: &InvalidToolCallContext) -> Option<InvalidToolCallAction> {
         let registered = match self.host.resolve_name(&event.tool_name) {
             Ok(registered) => registered,
             Err(error) => return Some(InvalidToolCallAction::retry(error.to_string())),
         };
         let shown = self.host.provider_name(&registered)?;
-        event.available_tools.contains(&shown).then(|| InvalidToolCallAction::repair(shown))
+        event.allowed_tools.contains(&shown).then(|| InvalidToolCallAction::repair(shown))
     }
 
     fn reread(&self, name: &str, text: &str) -> InvalidToolCallAction {
