@@ -2,6 +2,7 @@
 //! plugin folder into a [`Host`] and prints what the library returns; the replay of
 //! recorded model calls is in `replay.rs`.
 
+mod config;
 mod oci;
 mod replay;
 mod serve;
@@ -11,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Args, Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use toolhost::{Capacity, Host, HostBuilder, Provenance, ToolFormat, ToolSpec};
 
 /// Run an AI agent's tools as sandboxed WebAssembly components.
@@ -165,6 +167,10 @@ enum Command {
     },
     /// Serves the tools over MCP on stdin/stdout, or with --http over streamable HTTP.
     Serve {
+        /// Take every setting the flags and variables leave unset from this TOML file
+        /// (see `toolhost config check`).
+        #[arg(long, env = "TOOLHOST_CONFIG", value_name = "FILE")]
+        config: Option<PathBuf>,
         #[command(flatten)]
         plugins: Plugins,
         /// Reload when components are added, replaced or removed (the client is told).
@@ -176,6 +182,21 @@ enum Command {
         #[command(flatten)]
         http: Box<serve::HttpArgs>,
     },
+    /// Checks a config file for `toolhost serve --config` without serving: its keys,
+    /// values, secrets' variables and files; prints the settings it makes.
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum ConfigAction {
+    /// Validates FILE; exits with 2 and names the key at fault when it is not valid.
+    Check {
+        /// The config file.
+        file: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -184,7 +205,9 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
-    match run(Cli::parse()) {
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
+    match run(cli, &matches) {
         Ok(code) => code,
         Err(error) => {
             eprintln!("error: {error:#}");
@@ -193,7 +216,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+fn run(cli: Cli, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::List { plugins } => list(&plugins),
         Command::Schema { plugins, format } => schema(&plugins, &format),
@@ -210,7 +233,27 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("cannot read the transcript {}", transcript.display()))?;
             replay::replay(&load(&plugins)?, &text)
         }
-        Command::Serve { plugins, watch, capacity, http } => serve(&plugins, watch, &capacity, &http),
+        Command::Serve { config, mut plugins, mut watch, mut capacity, mut http } => {
+            if let Some(file) = config {
+                let plugins_given = matches.subcommand_matches("serve").is_some_and(|serve| {
+                    matches!(serve.value_source("plugins"), Some(ValueSource::CommandLine | ValueSource::EnvVariable))
+                });
+                let settings = config::ServeSettings {
+                    plugins: &mut plugins,
+                    plugins_given,
+                    watch: &mut watch,
+                    capacity: &mut capacity,
+                    http: &mut http,
+                };
+                config::Config::load(&file)?.apply(settings);
+            }
+            serve(&plugins, watch, &capacity, &http)
+        }
+        Command::Config { action: ConfigAction::Check { file } } => {
+            let config = config::Config::load(&file)?;
+            println!("{}: valid\n{}", file.display(), config.summary());
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

@@ -17,51 +17,54 @@ pub(crate) struct HttpArgs {
     /// Serve MCP over streamable HTTP at http://ADDR/mcp (e.g. 127.0.0.1:8080), with
     /// /health for load balancers, instead of over stdin/stdout.
     #[arg(long, value_name = "ADDR")]
-    http: Option<SocketAddr>,
+    pub(crate) http: Option<SocketAddr>,
     /// A file holding the bearer token every request must carry (also TOOLHOST_TOKEN).
     #[arg(long, value_name = "FILE")]
-    token_file: Option<PathBuf>,
+    pub(crate) token_file: Option<PathBuf>,
     /// Serve an address other than loopback without a token (when something in front
     /// of the server checks access).
     #[arg(long)]
-    allow_unauthenticated: bool,
+    pub(crate) allow_unauthenticated: bool,
     /// A browser origin that may call the server besides loopback ones, e.g.
     /// https://app.example.com (repeatable).
     #[arg(long, value_name = "ORIGIN")]
-    allow_origin: Vec<String>,
+    pub(crate) allow_origin: Vec<String>,
     /// A host name clients may reach the server by, besides loopback ones, e.g.
     /// tools.example.com (repeatable).
     #[arg(long, value_name = "HOST")]
-    allow_host: Vec<String>,
+    pub(crate) allow_host: Vec<String>,
     /// The largest request body, in bytes [default: 4 MiB].
     #[arg(long)]
-    max_body_bytes: Option<usize>,
+    pub(crate) max_body_bytes: Option<usize>,
     /// Requests handled at once [default: twice the cores].
     #[arg(long)]
-    max_concurrent_requests: Option<usize>,
+    pub(crate) max_concurrent_requests: Option<usize>,
     /// Requests that may wait for a turn; more get 503 with Retry-After [default: 512].
     #[arg(long)]
-    max_queued_requests: Option<usize>,
+    pub(crate) max_queued_requests: Option<usize>,
     /// How long a client may take to send a request's headers or body, or to read
     /// what it is sent, in milliseconds [default: 30000].
     #[arg(long)]
-    io_timeout_ms: Option<u64>,
+    pub(crate) io_timeout_ms: Option<u64>,
     /// How long a shutdown waits for the requests in flight, in milliseconds [default: 30000].
     #[arg(long)]
-    shutdown_timeout_ms: Option<u64>,
+    pub(crate) shutdown_timeout_ms: Option<u64>,
     /// How long, once told to stop, the server goes on answering on its open
     /// connections (closing each after its answer) so that a load balancer notices,
     /// in milliseconds [default: 1000].
     #[arg(long)]
-    drain_ms: Option<u64>,
+    pub(crate) drain_ms: Option<u64>,
     /// How long a call from a client that takes tasks (MCP's tasks extension) runs
     /// in its request before it goes on as a task the client polls, in milliseconds
     /// [default: 1000].
     #[arg(long, conflicts_with = "no_tasks")]
-    tasks_after_ms: Option<u64>,
+    pub(crate) tasks_after_ms: Option<u64>,
     /// Never answer a call with a task.
     #[arg(long)]
-    no_tasks: bool,
+    pub(crate) no_tasks: bool,
+    /// The token a config file names by its variable (see `config.rs`), read at load.
+    #[arg(skip)]
+    pub(crate) configured_token: Option<String>,
 }
 
 impl HttpArgs {
@@ -91,13 +94,15 @@ impl HttpArgs {
         Ok(options)
     }
 
+    /// The token: from its file, else TOOLHOST_TOKEN, else the one a config file named.
     fn token(&self) -> anyhow::Result<Option<String>> {
         let token = match &self.token_file {
             Some(file) => std::fs::read_to_string(file)
                 .with_context(|| format!("cannot read the token file {}", file.display()))?,
-            None => match std::env::var("TOOLHOST_TOKEN") {
-                Ok(token) => token,
-                Err(_) => return Ok(None),
+            None => match (std::env::var("TOOLHOST_TOKEN"), &self.configured_token) {
+                (Ok(token), _) => token,
+                (Err(_), Some(token)) => token.clone(),
+                (Err(_), None) => return Ok(None),
             },
         };
         let token = token.trim().to_string();

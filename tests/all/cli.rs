@@ -276,3 +276,104 @@ fn call_verbose_lists_every_repair() {
     let quiet = toolhost(&["call", "statistics", r#"{"values": [7]}"#]);
     assert_eq!(stderr(&quiet), "", "a call that needs no repair says nothing");
 }
+
+#[test]
+fn config_check_validates_a_file_and_names_the_key_at_fault() {
+    let folder = tempfile::tempdir().expect("a folder");
+    let write = |name: &str, text: &str| {
+        let file = folder.path().join(name);
+        std::fs::write(&file, text).expect("write");
+        file.to_str().expect("UTF-8").to_string()
+    };
+    let good = write(
+        "good.toml",
+        "plugins = \"tools\"\nwatch = true\n[capacity]\nmax_concurrent_calls = 8\n\
+                                  [http]\naddress = \"0.0.0.0:8080\"\ntoken_file = \"token\"\n",
+    );
+    let checked = toolhost(&["config", "check", &good]);
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    let shown = stdout(&checked);
+    assert!(shown.contains(": valid") && shown.contains("watch: true"), "{shown}");
+    // Relative paths are the file's folder's.
+    let token = folder.path().join("token");
+    assert!(shown.contains(&format!("http: 0.0.0.0:8080, token from {}", token.display())), "{shown}");
+
+    let cases = [
+        ("typo.toml", "[http]\nadress = \"127.0.0.1:8080\"\n", "unknown field `adress`"),
+        ("literal.toml", "[http]\ntoken = \"hunter2\"\n", "a secret is not written in the config"),
+        (
+            "unset.toml",
+            "[http]\ntoken = \"${TOOLHOST_TEST_UNSET_VARIABLE}\"\n",
+            "TOOLHOST_TEST_UNSET_VARIABLE is not set",
+        ),
+        ("type.toml", "[capacity]\nmax_queued_calls = \"many\"\n", "invalid type: string \"many\""),
+        ("both.toml", "[http]\ntoken = \"${PATH}\"\ntoken_file = \"t\"\n", "both token and token_file"),
+    ];
+    for (name, text, expected) in cases {
+        let output = toolhost(&["config", "check", &write(name, text)]);
+        assert_eq!(output.status.code(), Some(2), "{name}");
+        assert!(stderr(&output).contains(expected), "{name}: {}", stderr(&output));
+        assert!(!stderr(&output).contains("hunter2"), "a secret is never echoed");
+    }
+}
+
+#[test]
+fn serve_takes_the_plugin_folder_from_the_config_when_no_flag_or_variable_gives_one() {
+    let folder = tempfile::tempdir().expect("a folder");
+    let config = folder.path().join("toolhost.toml");
+    std::fs::write(&config, format!("plugins = {:?}\n", common::plugins_dir())).expect("write");
+    let mut child = crate::process::Process::spawn(
+        Command::new(env!("CARGO_BIN_EXE_toolhost"))
+            .args(["serve", "--config"])
+            .arg(&config)
+            .env_remove("TOOLHOST_PLUGINS")
+            .env("TOOLHOST_CACHE_DIR", common::test_cache_dir())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped()),
+    )
+    .expect("toolhost runs");
+    let requests = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    ];
+    let mut stdin = child.stdin.take().expect("a stdin");
+    writeln!(stdin, "{}", requests.join("\n")).expect("write the requests");
+    // Read (a bounded while) until the list arrives, then close stdin: the server
+    // ends with its client.
+    let stdout = child.stdout.take().expect("a stdout");
+    let (sender, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)).map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let list = std::iter::from_fn(|| lines.recv_timeout(std::time::Duration::from_secs(60)).ok())
+        .find(|line| line.contains("\"id\":2"))
+        .expect("the tool list within a minute");
+    drop(stdin);
+    assert!(child.wait().expect("toolhost ends").success());
+    assert!(list.contains("\"name\":\"evaluate\""), "{list}");
+}
+
+#[test]
+fn the_deployments_config_is_valid_and_kubernetes_carries_the_same() {
+    let file = common::root().join("deploy/toolhost.toml");
+    let output = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(["config", "check"])
+        .arg(&file)
+        .env("TOOLHOST_TOKEN", "a-token")
+        .output()
+        .expect("toolhost runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stdout(&output).contains("http: 0.0.0.0:8080, token from its variable"), "{}", stdout(&output));
+    // The ConfigMap's toolhost.toml is the file, indented.
+    let kubernetes = std::fs::read_to_string(common::root().join("deploy/kubernetes.yaml")).expect("the manifest");
+    let block = kubernetes.split("  toolhost.toml: |\n").nth(1).expect("a toolhost.toml in the ConfigMap");
+    let block = block.split("\n---").next().expect("the block");
+    let unindented: Vec<&str> = block.lines().map(|line| line.strip_prefix("    ").unwrap_or(line)).collect();
+    let written = std::fs::read_to_string(&file).expect("the file");
+    assert_eq!(unindented.join("\n").trim_end(), written.trim_end());
+}

@@ -33,6 +33,15 @@ impl Server {
     }
 
     fn start_with_cache(plugins: &Path, options: &[&str], cache: &Path) -> Server {
+        Server::spawn(plugins, options, cache, &[])
+    }
+
+    /// [`Server::start`] with these environment variables set.
+    pub(crate) fn start_with_env(plugins: &Path, options: &[&str], env: &[(&str, &str)]) -> Server {
+        Server::spawn(plugins, options, &common::test_cache_dir(), env)
+    }
+
+    fn spawn(plugins: &Path, options: &[&str], cache: &Path, env: &[(&str, &str)]) -> Server {
         let mut child = Process::spawn(
             Command::new(env!("CARGO_BIN_EXE_toolhost"))
                 .args(["serve", "--http", "127.0.0.1:0", "--plugins"])
@@ -40,6 +49,7 @@ impl Server {
                 .args(options)
                 .env("TOOLHOST_CACHE_DIR", cache)
                 .env_remove("TOOLHOST_TOKEN")
+                .envs(env.iter().copied())
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped()),
         )
@@ -234,6 +244,27 @@ fn without_the_token_or_with_a_wrong_one_a_request_gets_401_and_nothing_else() {
     assert!(response.body.contains("\"name\":\"evaluate\""));
     // Health is for load balancers: no token needed, nothing told.
     assert_eq!(raw(server.port, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").body, r#"{"status":"ready"}"#);
+}
+
+#[test]
+fn a_config_file_sets_what_the_flags_leave_unset_and_the_flags_win() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    let config = folder.path().join("toolhost.toml");
+    // The flags give the address and the plugin folder; the file the rest.
+    let text = "plugins = \"nowhere\"\n[http]\naddress = \"127.0.0.1:1\"\ntoken = \"${CONFIG_TEST_TOKEN}\"\n\
+                max_body_bytes = 2000\n";
+    std::fs::write(&config, text).expect("write the config");
+    let options = ["--config", config.to_str().expect("UTF-8")];
+    let server = Server::start_with_env(&common::plugins_dir(), &options, &[("CONFIG_TEST_TOKEN", "from-config")]);
+    server.wait_until_ready();
+    let (headers, body) = stateless_list();
+    assert_eq!(post(server.port, headers, &body).status, 401);
+    let response = post(server.port, &format!("{headers}Authorization: Bearer from-config\r\n"), &body);
+    assert_eq!(response.status, 200, "{}", response.body);
+    assert!(response.body.contains("\"name\":\"evaluate\""), "the plugins are the flag's");
+    let padded = body.replacen('{', &format!("{{\"pad\": \"{}\", ", "x".repeat(2_000)), 1);
+    let too_large = post(server.port, &format!("{headers}Authorization: Bearer from-config\r\n"), &padded);
+    assert_eq!(too_large.status, 413, "{}", too_large.head);
 }
 
 #[test]

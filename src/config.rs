@@ -1,0 +1,198 @@
+//! `toolhost serve --config FILE`: every serve setting in one TOML file, under the
+//! flags and environment variables (which still override it), and `toolhost config
+//! check FILE`, which validates one without serving. An unknown key is an error
+//! naming it; a secret is never written in the file, only named: `"${VARIABLE}"`, or
+//! a file holding it (`token_file`). Relative paths are relative to the file's folder.
+//!
+//! ```toml
+//! plugins = "plugins"
+//! watch = true
+//!
+//! [capacity]
+//! max_concurrent_calls = 16
+//!
+//! [http]
+//! address = "0.0.0.0:8080"
+//! token = "${TOOLHOST_TOKEN}"
+//! allow_hosts = ["tools.example.com"]
+//! ```
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use serde::Deserialize;
+
+/// The file's settings, as written (paths already made relative to the file's folder).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Config {
+    /// The plugin folder.
+    pub(crate) plugins: Option<PathBuf>,
+    /// A shared, read-only compile cache.
+    pub(crate) shared_cache: Option<PathBuf>,
+    /// Reload when components change.
+    pub(crate) watch: Option<bool>,
+    #[serde(default)]
+    pub(crate) capacity: CapacityConfig,
+    #[serde(default)]
+    pub(crate) http: HttpConfig,
+}
+
+/// `[capacity]`: calls at once and waiting.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CapacityConfig {
+    pub(crate) max_concurrent_calls: Option<usize>,
+    pub(crate) max_queued_calls: Option<usize>,
+    pub(crate) queue_timeout_ms: Option<u64>,
+}
+
+/// `[http]`: serving over streamable HTTP, and its guards.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct HttpConfig {
+    pub(crate) address: Option<SocketAddr>,
+    /// The bearer token, as `"${VARIABLE}"`: read from the environment at load.
+    pub(crate) token: Option<String>,
+    pub(crate) token_file: Option<PathBuf>,
+    pub(crate) allow_unauthenticated: Option<bool>,
+    #[serde(default)]
+    pub(crate) allow_origins: Vec<String>,
+    #[serde(default)]
+    pub(crate) allow_hosts: Vec<String>,
+    pub(crate) max_body_bytes: Option<usize>,
+    pub(crate) max_concurrent_requests: Option<usize>,
+    pub(crate) max_queued_requests: Option<usize>,
+    pub(crate) io_timeout_ms: Option<u64>,
+    pub(crate) shutdown_timeout_ms: Option<u64>,
+    pub(crate) drain_ms: Option<u64>,
+    pub(crate) tasks_after_ms: Option<u64>,
+    /// `false`: never answer a call with a task.
+    pub(crate) tasks: Option<bool>,
+}
+
+impl Config {
+    /// Reads and checks `file`: its keys, its secrets' variables and files.
+    pub(crate) fn load(file: &Path) -> anyhow::Result<Config> {
+        let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+        let mut config: Config =
+            toml::from_str(&text).with_context(|| format!("{} is not a valid config", file.display()))?;
+        let folder = file.parent().unwrap_or(Path::new("."));
+        config.resolve_paths(folder);
+        config.http.token =
+            config.http.resolved_token().with_context(|| format!("{}: [http] token", file.display()))?;
+        if config.http.token.is_some() && config.http.token_file.is_some() {
+            bail!("{}: [http] has both token and token_file: keep one", file.display());
+        }
+        if config.http.tasks == Some(false) && config.http.tasks_after_ms.is_some() {
+            bail!("{}: [http] tasks = false and tasks_after_ms contradict each other: keep one", file.display());
+        }
+        Ok(config)
+    }
+
+    fn resolve_paths(&mut self, folder: &Path) {
+        for path in [&mut self.plugins, &mut self.shared_cache, &mut self.http.token_file].into_iter().flatten() {
+            if path.is_relative() {
+                *path = folder.join(&*path);
+            }
+        }
+    }
+
+    /// What `toolhost config check` prints: the settings the file makes, secrets
+    /// named by where they come from.
+    pub(crate) fn summary(&self) -> String {
+        let mut lines = Vec::new();
+        let path = |p: &Option<PathBuf>| p.as_ref().map_or("(the default)".to_string(), |p| p.display().to_string());
+        lines.push(format!("plugins: {}", path(&self.plugins)));
+        if self.shared_cache.is_some() {
+            lines.push(format!("shared cache: {}", path(&self.shared_cache)));
+        }
+        lines.push(format!("watch: {}", self.watch.unwrap_or(false)));
+        let http = &self.http;
+        match http.address {
+            Some(address) => {
+                let token = match (&http.token, &http.token_file) {
+                    (Some(_), _) => "from its variable".to_string(),
+                    (None, Some(file)) => format!("from {}", file.display()),
+                    (None, None) => "none".to_string(),
+                };
+                lines.push(format!("http: {address}, token {token}"));
+            }
+            None => lines.push("http: off (stdio)".to_string()),
+        }
+        lines.join("\n")
+    }
+}
+
+impl HttpConfig {
+    /// The token its `"${VARIABLE}"` names, read now; a literal token is refused.
+    fn resolved_token(&self) -> anyhow::Result<Option<String>> {
+        let Some(written) = &self.token else { return Ok(None) };
+        let Some(variable) = written.strip_prefix("${").and_then(|rest| rest.strip_suffix('}')) else {
+            bail!(
+                "a secret is not written in the config: name its variable (\"${{TOOLHOST_TOKEN}}\") or use token_file"
+            );
+        };
+        let value = std::env::var(variable).with_context(|| format!("the variable {variable} is not set"))?;
+        if value.trim().is_empty() {
+            bail!("the variable {variable} is empty");
+        }
+        Ok(Some(value.trim().to_string()))
+    }
+}
+
+/// What `toolhost serve` was given on its command line and in its environment, which
+/// a config file fills in where they left a setting unset.
+pub(crate) struct ServeSettings<'a> {
+    pub(crate) plugins: &'a mut crate::Plugins,
+    /// Whether the plugin folder came from a flag or TOOLHOST_PLUGINS (not the default).
+    pub(crate) plugins_given: bool,
+    pub(crate) watch: &'a mut bool,
+    pub(crate) capacity: &'a mut crate::CapacityArgs,
+    pub(crate) http: &'a mut crate::serve::HttpArgs,
+}
+
+impl Config {
+    /// Fills in `settings` where the flags and variables left a setting unset.
+    pub(crate) fn apply(self, settings: ServeSettings<'_>) {
+        let ServeSettings { plugins, plugins_given, watch, capacity, http } = settings;
+        if let (false, Some(folder)) = (plugins_given, self.plugins) {
+            plugins.plugins = folder;
+        }
+        plugins.shared_cache = plugins.shared_cache.take().or(self.shared_cache);
+        *watch = *watch || self.watch.unwrap_or(false);
+        let file = self.capacity;
+        capacity.max_concurrent_calls = capacity.max_concurrent_calls.or(file.max_concurrent_calls);
+        capacity.max_queued_calls = capacity.max_queued_calls.or(file.max_queued_calls);
+        capacity.queue_timeout_ms = capacity.queue_timeout_ms.or(file.queue_timeout_ms);
+        apply_http(self.http, http);
+    }
+}
+
+fn apply_http(file: HttpConfig, http: &mut crate::serve::HttpArgs) {
+    http.http = http.http.or(file.address);
+    // A token from a flag or TOOLHOST_TOKEN wins over the file's, whichever way given.
+    if http.token_file.is_none() && std::env::var_os("TOOLHOST_TOKEN").is_none() {
+        http.token_file = file.token_file;
+        http.configured_token = file.token;
+    }
+    http.allow_unauthenticated = http.allow_unauthenticated || file.allow_unauthenticated.unwrap_or(false);
+    if http.allow_origin.is_empty() {
+        http.allow_origin = file.allow_origins;
+    }
+    if http.allow_host.is_empty() {
+        http.allow_host = file.allow_hosts;
+    }
+    http.max_body_bytes = http.max_body_bytes.or(file.max_body_bytes);
+    http.max_concurrent_requests = http.max_concurrent_requests.or(file.max_concurrent_requests);
+    http.max_queued_requests = http.max_queued_requests.or(file.max_queued_requests);
+    http.io_timeout_ms = http.io_timeout_ms.or(file.io_timeout_ms);
+    http.shutdown_timeout_ms = http.shutdown_timeout_ms.or(file.shutdown_timeout_ms);
+    http.drain_ms = http.drain_ms.or(file.drain_ms);
+    // A flag's choice about tasks (either one) wins over the file's.
+    if http.tasks_after_ms.is_none() && !http.no_tasks {
+        http.tasks_after_ms = file.tasks_after_ms;
+        http.no_tasks = file.tasks == Some(false);
+    }
+}
