@@ -15,6 +15,9 @@
 //! address = "0.0.0.0:8080"
 //! token = "${TOOLHOST_TOKEN}"
 //! allow_hosts = ["tools.example.com"]
+//!
+//! [audit]
+//! file = "audit.log"
 //! ```
 
 use std::net::SocketAddr;
@@ -37,6 +40,18 @@ pub(crate) struct Config {
     pub(crate) capacity: CapacityConfig,
     #[serde(default)]
     pub(crate) http: HttpConfig,
+    #[serde(default)]
+    pub(crate) audit: AuditConfig,
+}
+
+/// `[audit]`: the audit log, a JSON line per call.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AuditConfig {
+    /// Where (`"-"`: stderr).
+    pub(crate) file: Option<PathBuf>,
+    /// Whether the lines carry the arguments (secrets redacted).
+    pub(crate) arguments: Option<bool>,
 }
 
 /// `[capacity]`: calls at once and waiting.
@@ -92,8 +107,9 @@ impl Config {
     }
 
     fn resolve_paths(&mut self, folder: &Path) {
-        for path in [&mut self.plugins, &mut self.shared_cache, &mut self.http.token_file].into_iter().flatten() {
-            if path.is_relative() {
+        let paths = [&mut self.plugins, &mut self.shared_cache, &mut self.http.token_file, &mut self.audit.file];
+        for path in paths.into_iter().flatten() {
+            if path.is_relative() && path.as_os_str() != "-" {
                 *path = folder.join(&*path);
             }
         }
@@ -120,6 +136,10 @@ impl Config {
                 lines.push(format!("http: {address}, token {token}"));
             }
             None => lines.push("http: off (stdio)".to_string()),
+        }
+        if let Some(file) = &self.audit.file {
+            let arguments = if self.audit.arguments.unwrap_or(false) { ", with arguments" } else { "" };
+            lines.push(format!("audit log: {}{arguments}", file.display()));
         }
         lines.join("\n")
     }
@@ -151,12 +171,15 @@ pub(crate) struct ServeSettings<'a> {
     pub(crate) watch: &'a mut bool,
     pub(crate) capacity: &'a mut crate::CapacityArgs,
     pub(crate) http: &'a mut crate::serve::HttpArgs,
+    pub(crate) audit: &'a mut crate::serve::AuditArgs,
 }
 
 impl Config {
     /// Fills in `settings` where the flags and variables left a setting unset.
     pub(crate) fn apply(self, settings: ServeSettings<'_>) {
-        let ServeSettings { plugins, plugins_given, watch, capacity, http } = settings;
+        let ServeSettings { plugins, plugins_given, watch, capacity, http, audit } = settings;
+        audit.audit_log = audit.audit_log.take().or(self.audit.file);
+        audit.audit_arguments = audit.audit_arguments || self.audit.arguments.unwrap_or(false);
         if let (false, Some(folder)) = (plugins_given, self.plugins) {
             plugins.plugins = folder;
         }

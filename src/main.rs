@@ -181,6 +181,8 @@ enum Command {
         // Boxed: the HTTP settings would make every other command's value as large.
         #[command(flatten)]
         http: Box<serve::HttpArgs>,
+        #[command(flatten)]
+        audit: serve::AuditArgs,
     },
     /// Checks a config file for `toolhost serve --config` without serving: its keys,
     /// values, secrets' variables and files; prints the settings it makes.
@@ -233,7 +235,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("cannot read the transcript {}", transcript.display()))?;
             replay::replay(&load(&plugins)?, &text)
         }
-        Command::Serve { config, mut plugins, mut watch, mut capacity, mut http } => {
+        Command::Serve { config, mut plugins, mut watch, mut capacity, mut http, mut audit } => {
             if let Some(file) = config {
                 let plugins_given = matches.subcommand_matches("serve").is_some_and(|serve| {
                     matches!(serve.value_source("plugins"), Some(ValueSource::CommandLine | ValueSource::EnvVariable))
@@ -244,10 +246,11 @@ fn run(cli: Cli, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
                     watch: &mut watch,
                     capacity: &mut capacity,
                     http: &mut http,
+                    audit: &mut audit,
                 };
                 config::Config::load(&file)?.apply(settings);
             }
-            serve(&plugins, watch, &capacity, &http)
+            serve(&plugins, watch, &capacity, &http, &audit)
         }
         Command::Config { action: ConfigAction::Check { file } } => {
             let config = config::Config::load(&file)?;
@@ -310,10 +313,17 @@ fn extract(plugins: &Plugins) -> anyhow::Result<ExitCode> {
 }
 
 /// `toolhost serve`: MCP over streamable HTTP with `--http`, else over stdio.
-fn serve(plugins: &Plugins, watch: bool, capacity: &CapacityArgs, http: &serve::HttpArgs) -> anyhow::Result<ExitCode> {
+fn serve(
+    plugins: &Plugins,
+    watch: bool,
+    capacity: &CapacityArgs,
+    http: &serve::HttpArgs,
+    audit: &serve::AuditArgs,
+) -> anyhow::Result<ExitCode> {
     let configure = |builder: HostBuilder| builder.watch(watch).capacity(capacity.capacity());
+    let audit = audit.open()?;
     if let Some(addr) = http.address() {
-        serve::serve_http(http, addr, configure(plugins.builder()))?;
+        serve::serve_http(http, addr, configure(plugins.builder()), audit)?;
         return Ok(ExitCode::SUCCESS);
     }
     let host = load_with(plugins, configure)?;
@@ -321,7 +331,7 @@ fn serve(plugins: &Plugins, watch: bool, capacity: &CapacityArgs, http: &serve::
     // a request is never handed between threads (see BENCHMARKS.md).
     let runtime =
         tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
-    runtime.block_on(toolhost::mcp::serve_stdio(host))?;
+    runtime.block_on(toolhost::mcp::McpServer::new(host).with_audit(audit).serve_stdio())?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -4,11 +4,13 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
 use toolhost::HostBuilder;
+use toolhost::mcp::AuditLog;
 use toolhost::mcp::http::{HttpOptions, HttpServer};
 
 /// How the server listens over HTTP, whom it lets in, how much it takes.
@@ -113,9 +115,40 @@ impl HttpArgs {
     }
 }
 
+/// Where every tool call is recorded.
+#[derive(Args)]
+pub(crate) struct AuditArgs {
+    /// Record every tool call as a JSON line in FILE (appended; `-`: stderr): time,
+    /// caller, tool, repair, outcome, duration, bytes.
+    #[arg(long, env = "TOOLHOST_AUDIT_LOG", value_name = "FILE")]
+    pub(crate) audit_log: Option<PathBuf>,
+    /// Also record each call's arguments (values of fields named like secrets redacted).
+    #[arg(long)]
+    pub(crate) audit_arguments: bool,
+}
+
+impl AuditArgs {
+    /// The audit log to write, if one was asked for.
+    pub(crate) fn open(&self) -> anyhow::Result<Option<Arc<AuditLog>>> {
+        let Some(file) = &self.audit_log else { return Ok(None) };
+        let log = if file.as_os_str() == "-" {
+            AuditLog::to_stderr()
+        } else {
+            AuditLog::to_file(file).with_context(|| format!("cannot open the audit log {}", file.display()))?
+        };
+        Ok(Some(Arc::new(log.with_arguments(self.audit_arguments))))
+    }
+}
+
 /// Serves over HTTP at `addr` until SIGTERM or Ctrl-C; the plugins load meanwhile.
-pub(crate) fn serve_http(http: &HttpArgs, addr: SocketAddr, builder: HostBuilder) -> anyhow::Result<()> {
-    let options = http.options(addr)?;
+pub(crate) fn serve_http(
+    http: &HttpArgs,
+    addr: SocketAddr,
+    builder: HostBuilder,
+    audit: Option<Arc<AuditLog>>,
+) -> anyhow::Result<()> {
+    let mut options = http.options(addr)?;
+    options.audit = audit;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
         let server = HttpServer::bind(options).await?;

@@ -224,6 +224,49 @@ fn rmcp_clients_list_and_call_tools_stateless_and_in_sessions_with_a_token() {
 }
 
 #[test]
+fn every_call_is_one_audit_line_stateless_and_in_a_session() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    let (token, log) = (folder.path().join("token"), folder.path().join("audit.log"));
+    std::fs::write(&token, "s3cret-token\n").expect("write the token");
+    let options = ["--token-file", token.to_str().expect("UTF-8"), "--audit-log", log.to_str().expect("UTF-8")];
+    let server = Server::start(&common::plugins_dir(), &options);
+    server.wait_until_ready();
+    runtime().block_on(async {
+        for revision in [None, Some(ProtocolVersion::V_2025_06_18)] {
+            let client = client(&server.url(), Some("s3cret-token"), revision).await;
+            for (name, arguments) in [
+                ("Evaluate", json!({"expression": "6 * 7"})),
+                ("factorial", json!({"n": 30})),
+                ("web_search", json!({"query": "x"})),
+            ] {
+                client.call_tool(call(name, arguments)).await.expect("tools/call");
+            }
+            client.cancel().await.expect("the client closes");
+        }
+    });
+    let text = std::fs::read_to_string(&log).expect("the audit log");
+    let lines: Vec<Value> = text.lines().map(|line| serde_json::from_str(line).expect("a JSON line")).collect();
+    assert_eq!(lines.len(), 6, "{text}");
+    for (i, line) in lines.iter().enumerate() {
+        let expected = [
+            json!({"name": "Evaluate", "tool": "evaluate", "repaired_from": "Evaluate", "outcome": "ok", "bytes_out": 4}),
+            json!({"name": "factorial", "tool": "factorial", "repaired_from": null, "outcome": "tool_failed"}),
+            json!({"name": "web_search", "tool": null, "repaired_from": null, "outcome": "unknown_tool"}),
+        ];
+        for (field, value) in expected[i % 3].as_object().expect("fields") {
+            assert_eq!(&line[field], value, "{field} of line {i}: {line}");
+        }
+        assert_eq!(line["caller"], "token");
+        assert!(line["time"].as_str().is_some_and(|t| t.ends_with('Z') && t.len() == 24), "{line}");
+        assert!(line["duration_ms"].as_f64().is_some_and(|ms| ms >= 0.0), "{line}");
+        assert!(line["bytes_in"].as_u64().is_some_and(|n| n > 0), "{line}");
+        assert!(line.get("arguments").is_none(), "arguments only when asked for: {line}");
+    }
+    let audit = std::fs::metadata(&log).expect("the log");
+    assert_eq!(std::os::unix::fs::PermissionsExt::mode(&audit.permissions()) & 0o777, 0o600);
+}
+
+#[test]
 fn without_the_token_or_with_a_wrong_one_a_request_gets_401_and_nothing_else() {
     let folder = tempfile::tempdir().expect("temporary folder");
     std::fs::write(folder.path().join("token"), "right").expect("write the token");

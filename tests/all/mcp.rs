@@ -303,3 +303,34 @@ fn huge_truncated_and_unreadable_frames_leave_the_session_serving() {
     assert_eq!(refused["error"]["code"], json!(-32600), "{refused}");
     assert!(answers.iter().all(|m| m["id"] != json!(40) && m["id"] != json!(41)), "{answers:#?}");
 }
+
+#[test]
+fn the_audit_log_records_arguments_when_asked_with_secrets_redacted() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    let tools = json!([{"name": "lookup", "description": "Looks a thing up.", "inputSchema": {
+        "type": "object",
+        "properties": {"query": {"type": "string"}, "api_key": {"type": "string"},
+                       "auth": {"type": "object", "properties": {"password": {"type": "string"}}}},
+    }}]);
+    let tools_file = folder.path().join("tools.json");
+    std::fs::write(&tools_file, tools.to_string()).expect("write");
+    let modules = common::root().join("target/mcp-servers/node_modules");
+    let script = common::root().join("tests/servers/functions.mjs");
+    let plugins = folder.path().join("plugins");
+    std::fs::create_dir(&plugins).expect("a folder");
+    let config = format!("command = [\"node\", {script:?}, {modules:?}, {tools_file:?}]\n");
+    std::fs::write(plugins.join("service.mcp.toml"), config).expect("write");
+    let log = folder.path().join("audit.log");
+    let mut client = Client::start_with(&plugins, &["--audit-log", log.to_str().expect("UTF-8"), "--audit-arguments"]);
+    client.initialize();
+    let arguments = json!({"query": "weather", "api_key": "sk-live-123", "auth": {"password": "hunter2"}});
+    let answer = client.request(2, "tools/call", json!({"name": "lookup", "arguments": arguments}));
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let text = std::fs::read_to_string(&log).expect("the audit log");
+    assert!(!text.contains("sk-live-123") && !text.contains("hunter2"), "{text}");
+    let line: Value = serde_json::from_str(text.trim()).expect("one JSON line");
+    assert_eq!(line["caller"], "stdio");
+    assert_eq!(line["tool"], "lookup");
+    let redacted = json!({"query": "weather", "api_key": "[redacted]", "auth": {"password": "[redacted]"}});
+    assert_eq!(line["arguments"], redacted);
+}

@@ -21,10 +21,14 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Instant;
+
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::broadcast;
 
 mod asks;
+mod audit;
 #[cfg(feature = "http")]
 pub mod http;
 mod notify;
@@ -36,6 +40,7 @@ mod transport;
 use crate::error::ToolError;
 use crate::host::{CallOutcome, Host};
 use crate::tool::{Content, ToolFormat, ToolSpec};
+pub use audit::{AuditLog, Caller};
 use rounds::{Round, Rounds};
 use tasks::Tasks;
 use transport::LineTransport;
@@ -49,11 +54,7 @@ pub struct ServeError(String);
 /// When the host reloads (see [`Host::reload`] and `HostBuilder::watch`), the client
 /// is sent `notifications/tools/list_changed`.
 pub async fn serve_stdio(host: Host) -> Result<(), ServeError> {
-    #[cfg(unix)]
-    if let Some((reader, writer)) = transport::stdio_pipes() {
-        return serve_io(host, reader, writer).await;
-    }
-    serve_io(host, tokio::io::stdin(), tokio::io::stdout()).await
+    McpServer::new(host).serve_stdio().await
 }
 
 /// Serves `host`'s tools over MCP as newline-delimited JSON-RPC read from `reader`
@@ -65,12 +66,7 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let service = McpServer::new(host)
-        .serve(LineTransport::new(reader, writer))
-        .await
-        .map_err(|e| ServeError(format!("the session could not start: {e}")))?;
-    service.waiting().await.map_err(|e| ServeError(format!("the session ended abnormally: {e}")))?;
-    Ok(())
+    McpServer::new(host).serve_io(reader, writer).await
 }
 
 /// The rmcp handler over a [`Host`]. Clones share the host and the news of reloads,
@@ -91,6 +87,8 @@ pub struct McpServer {
     tasks: Tasks,
     /// The resources the session's client subscribed to.
     subscriptions: offers::Subscriptions,
+    /// Where each call is recorded, if anywhere.
+    audit: Option<Arc<AuditLog>>,
 }
 
 impl McpServer {
@@ -103,7 +101,15 @@ impl McpServer {
         });
         let level = notify::SessionLevel::default();
         let subscriptions = offers::Subscriptions::default();
-        McpServer { host, changes, level, rounds: Rounds::default(), tasks: Tasks::default(), subscriptions }
+        McpServer {
+            host,
+            changes,
+            level,
+            rounds: Rounds::default(),
+            tasks: Tasks::default(),
+            subscriptions,
+            audit: None,
+        }
     }
 
     /// The same handler, where a call from a client that takes tasks (MCP's tasks
@@ -113,6 +119,35 @@ impl McpServer {
     #[must_use]
     pub fn with_tasks_after(self, patience: Option<std::time::Duration>) -> McpServer {
         McpServer { tasks: Tasks::after(patience), ..self }
+    }
+
+    /// [`serve_stdio`] with this handler (e.g. one [`McpServer::with_audit`]).
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        #[cfg(unix)]
+        if let Some((reader, writer)) = transport::stdio_pipes() {
+            return self.serve_io(reader, writer).await;
+        }
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// [`serve_io`] with this handler.
+    pub async fn serve_io<R, W>(self, reader: R, writer: W) -> Result<(), ServeError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let service = self
+            .serve(LineTransport::new(reader, writer))
+            .await
+            .map_err(|e| ServeError(format!("the session could not start: {e}")))?;
+        service.waiting().await.map_err(|e| ServeError(format!("the session ended abnormally: {e}")))?;
+        Ok(())
+    }
+
+    /// The same handler, recording every tool call in `audit` (see [`AuditLog`]).
+    #[must_use]
+    pub fn with_audit(self, audit: Option<Arc<AuditLog>>) -> McpServer {
+        McpServer { audit, ..self }
     }
 
     /// A handler for one more session: the same host and news of reloads, with its
@@ -307,7 +342,8 @@ impl ServerHandler for McpServer {
         // rmcp cancels `ct` on the client's `notifications/cancelled` for this request
         // and when the session ends; the call then stops, and rmcp sends no answer.
         let (observer, notices) = notify::observe(context.peer.clone(), progress_token, self.level.clone());
-        let outcome = self.host.dispatch_observed(&request.name, arguments, observer, context.ct.cancelled()).await;
+        let call = Call { host: &self.host, audit: self.audit.as_deref(), caller: caller(&context) };
+        let outcome = call.run(&request.name, arguments, observer, context.ct.cancelled()).await;
         // Every notice before the answer (the observer went with the call).
         let _ = notices.await;
         Ok(self.tool_result(outcome).into())
@@ -352,11 +388,12 @@ impl McpServer {
         let progress_token = request.progress_token().or_else(|| context.meta.get_progress_token());
         let (reports, notices) = notify::observe(context.peer.clone(), progress_token, self.level.clone());
         let (observer, running, events, cancel) = Rounds::start(reports, context.client_capabilities().as_ref());
-        let (host, name) = (self.host.clone(), request.name.to_string());
+        let (host, audit, name) = (self.host.clone(), self.audit.clone(), request.name.to_string());
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        let caller = caller(context);
         tokio::spawn(async move {
-            let outcome =
-                host.dispatch_observed(&name, arguments, observer, async move { cancel.notified().await }).await;
+            let call = Call { host: &host, audit: audit.as_deref(), caller };
+            let outcome = call.run(&name, arguments, observer, async move { cancel.notified().await }).await;
             let _ = notices.await;
             let _ = events.send(rounds::Event::Done(outcome));
         });
@@ -384,6 +421,45 @@ impl McpServer {
             Err(error) => CallToolResult::error(vec![ContentBlock::text(error.to_string())]),
         }
     }
+}
+
+/// One tool call as the face makes it: on this host, recorded in the audit log (if
+/// any) as this caller's.
+struct Call<'a> {
+    host: &'a Host,
+    audit: Option<&'a AuditLog>,
+    caller: Caller,
+}
+
+impl Call<'_> {
+    /// [`Host::dispatch_observed`], then the audit line.
+    async fn run(
+        self,
+        name: &str,
+        arguments: Value,
+        observer: Arc<dyn crate::CallObserver>,
+        cancelled: impl Future<Output = ()>,
+    ) -> CallOutcome {
+        let Some(audit) = self.audit else {
+            return self.host.dispatch_observed(name, arguments, observer, cancelled).await;
+        };
+        let started = Instant::now();
+        let outcome = self.host.dispatch_observed(name, arguments.clone(), observer, cancelled).await;
+        audit.record(&self.caller, name, &arguments, &outcome, started.elapsed());
+        outcome
+    }
+}
+
+/// Who sent the request: as the HTTP guards admitted it, else the one client on stdio.
+fn caller(context: &RequestContext<RoleServer>) -> Caller {
+    #[cfg(feature = "http")]
+    if let Some(parts) = context.extensions.get::<axum::http::request::Parts>()
+        && let Some(caller) = parts.extensions.get::<Caller>()
+    {
+        return caller.clone();
+    }
+    let _ = context;
+    Caller("stdio".into())
 }
 
 /// A call's result as MCP content: the value's JSON text, then the blocks the tool

@@ -110,7 +110,7 @@ pub(super) async fn check(guards: std::sync::Arc<Guards>, request: Request, next
     response
 }
 
-async fn guarded(guards: &Guards, request: Request, next: Next) -> Response {
+async fn guarded(guards: &Guards, mut request: Request, next: Next) -> Response {
     if !request.uri().path().starts_with("/mcp") {
         return next.run(request).await;
     }
@@ -119,6 +119,9 @@ async fn guarded(guards: &Guards, request: Request, next: Next) -> Response {
         response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"toolhost\""));
         return response;
     }
+    // Who was let in, for the audit log.
+    let caller = if guards.token.is_some() { "token" } else { "anonymous" };
+    request.extensions_mut().insert(crate::mcp::Caller(caller.into()));
     if guards.ready.get().is_none() {
         return refusal(StatusCode::SERVICE_UNAVAILABLE, "the tools are still loading", Some(5));
     }

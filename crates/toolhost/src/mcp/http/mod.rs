@@ -81,6 +81,8 @@ pub struct HttpOptions {
     /// revision 2026-07-28 on) runs in its request before it goes on as a task the
     /// client polls (default 1 s); `None`: calls never become tasks.
     pub tasks_after: Option<Duration>,
+    /// Where every tool call is recorded (see [`crate::mcp::AuditLog`]); none by default.
+    pub audit: Option<Arc<crate::mcp::AuditLog>>,
 }
 
 impl HttpOptions {
@@ -102,6 +104,7 @@ impl HttpOptions {
             shutdown_timeout: Duration::from_secs(30),
             drain: Duration::from_secs(1),
             tasks_after: Some(super::tasks::DEFAULT_PATIENCE),
+            audit: None,
         }
     }
 }
@@ -218,10 +221,12 @@ fn router(
         {
             let ready = ready.clone();
             let handler = OnceLock::new();
-            let tasks_after = options.tasks_after;
+            let (tasks_after, audit) = (options.tasks_after, options.audit.clone());
             move || {
                 let host = ready.get().ok_or_else(|| std::io::Error::other("the plugins are still loading"))?;
-                let server = handler.get_or_init(|| McpServer::new(host.clone()).with_tasks_after(tasks_after));
+                let server = handler.get_or_init(|| {
+                    McpServer::new(host.clone()).with_tasks_after(tasks_after).with_audit(audit.clone())
+                });
                 Ok(server.for_session())
             }
         },
