@@ -42,6 +42,19 @@ pub(crate) struct Config {
     pub(crate) http: HttpConfig,
     #[serde(default)]
     pub(crate) audit: AuditConfig,
+    #[serde(default)]
+    pub(crate) rate_limits: RateLimitConfig,
+}
+
+/// `[rate_limits]`: per caller, calls of each tool and HTTP requests, a minute.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RateLimitConfig {
+    pub(crate) calls_per_minute: Option<u32>,
+    pub(crate) requests_per_minute: Option<u32>,
+    /// `[rate_limits.tools]`: a tool's registered name = its calls a minute.
+    #[serde(default)]
+    pub(crate) tools: std::collections::BTreeMap<String, u32>,
 }
 
 /// `[audit]`: the audit log, a JSON line per call.
@@ -137,6 +150,17 @@ impl Config {
             }
             None => lines.push("http: off (stdio)".to_string()),
         }
+        let limits = &self.rate_limits;
+        if limits.calls_per_minute.is_some() || limits.requests_per_minute.is_some() || !limits.tools.is_empty() {
+            let per = |n: Option<u32>| n.map_or("no limit".to_string(), |n| format!("{n} a minute"));
+            let tools = limits.tools.iter().map(|(tool, n)| format!(", {tool} {n} a minute"));
+            lines.push(format!(
+                "rate limits per caller: calls of a tool {}{}; requests {}",
+                per(limits.calls_per_minute),
+                tools.collect::<String>(),
+                per(limits.requests_per_minute)
+            ));
+        }
         if let Some(file) = &self.audit.file {
             let arguments = if self.audit.arguments.unwrap_or(false) { ", with arguments" } else { "" };
             lines.push(format!("audit log: {}{arguments}", file.display()));
@@ -172,12 +196,16 @@ pub(crate) struct ServeSettings<'a> {
     pub(crate) capacity: &'a mut crate::CapacityArgs,
     pub(crate) http: &'a mut crate::serve::HttpArgs,
     pub(crate) audit: &'a mut crate::serve::AuditArgs,
+    pub(crate) rate_limits: &'a mut crate::serve::RateLimitArgs,
 }
 
 impl Config {
     /// Fills in `settings` where the flags and variables left a setting unset.
     pub(crate) fn apply(self, settings: ServeSettings<'_>) {
-        let ServeSettings { plugins, plugins_given, watch, capacity, http, audit } = settings;
+        let ServeSettings { plugins, plugins_given, watch, capacity, http, audit, rate_limits } = settings;
+        rate_limits.calls_per_minute = rate_limits.calls_per_minute.or(self.rate_limits.calls_per_minute);
+        rate_limits.requests_per_minute = rate_limits.requests_per_minute.or(self.rate_limits.requests_per_minute);
+        rate_limits.tool_calls_per_minute = self.rate_limits.tools;
         audit.audit_log = audit.audit_log.take().or(self.audit.file);
         audit.audit_arguments = audit.audit_arguments || self.audit.arguments.unwrap_or(false);
         if let (false, Some(folder)) = (plugins_given, self.plugins) {

@@ -183,6 +183,8 @@ enum Command {
         http: Box<serve::HttpArgs>,
         #[command(flatten)]
         audit: serve::AuditArgs,
+        #[command(flatten)]
+        rate_limits: serve::RateLimitArgs,
     },
     /// Checks a config file for `toolhost serve --config` without serving: its keys,
     /// values, secrets' variables and files; prints the settings it makes.
@@ -235,7 +237,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("cannot read the transcript {}", transcript.display()))?;
             replay::replay(&load(&plugins)?, &text)
         }
-        Command::Serve { config, mut plugins, mut watch, mut capacity, mut http, mut audit } => {
+        Command::Serve { config, mut plugins, mut watch, mut capacity, mut http, mut audit, mut rate_limits } => {
             if let Some(file) = config {
                 let plugins_given = matches.subcommand_matches("serve").is_some_and(|serve| {
                     matches!(serve.value_source("plugins"), Some(ValueSource::CommandLine | ValueSource::EnvVariable))
@@ -247,10 +249,11 @@ fn run(cli: Cli, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
                     capacity: &mut capacity,
                     http: &mut http,
                     audit: &mut audit,
+                    rate_limits: &mut rate_limits,
                 };
                 config::Config::load(&file)?.apply(settings);
             }
-            serve(&plugins, watch, &capacity, &http, &audit)
+            serve(&plugins, watch, &capacity, &http, (&audit, &rate_limits))
         }
         Command::Config { action: ConfigAction::Check { file } } => {
             let config = config::Config::load(&file)?;
@@ -318,12 +321,12 @@ fn serve(
     watch: bool,
     capacity: &CapacityArgs,
     http: &serve::HttpArgs,
-    audit: &serve::AuditArgs,
+    (audit, rate_limits): (&serve::AuditArgs, &serve::RateLimitArgs),
 ) -> anyhow::Result<ExitCode> {
     let configure = |builder: HostBuilder| builder.watch(watch).capacity(capacity.capacity());
-    let audit = audit.open()?;
+    let (audit, limits) = (audit.open()?, rate_limits.limits());
     if let Some(addr) = http.address() {
-        serve::serve_http(http, addr, configure(plugins.builder()), audit)?;
+        serve::serve_http(http, addr, configure(plugins.builder()), audit, limits)?;
         return Ok(ExitCode::SUCCESS);
     }
     let host = load_with(plugins, configure)?;
@@ -331,7 +334,8 @@ fn serve(
     // a request is never handed between threads (see BENCHMARKS.md).
     let runtime =
         tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
-    runtime.block_on(toolhost::mcp::McpServer::new(host).with_audit(audit).serve_stdio())?;
+    let server = toolhost::mcp::McpServer::new(host).with_audit(audit).with_rate_limits(limits);
+    runtime.block_on(server.serve_stdio())?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -10,8 +10,8 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::Args;
 use toolhost::HostBuilder;
-use toolhost::mcp::AuditLog;
 use toolhost::mcp::http::{HttpOptions, HttpServer};
+use toolhost::mcp::{AuditLog, RateLimits};
 
 /// How the server listens over HTTP, whom it lets in, how much it takes.
 #[derive(Args)]
@@ -140,15 +140,57 @@ impl AuditArgs {
     }
 }
 
+/// How often each caller may call and send requests.
+#[derive(Args)]
+pub(crate) struct RateLimitArgs {
+    /// Calls a minute each caller may make of any one tool; beyond it a call is
+    /// answered with the limit and when to retry.
+    #[arg(long, value_name = "N")]
+    pub(crate) calls_per_minute: Option<u32>,
+    /// MCP requests a minute each caller may send over HTTP; beyond it, 429 with
+    /// Retry-After.
+    #[arg(long, value_name = "N")]
+    pub(crate) requests_per_minute: Option<u32>,
+    /// Calls a minute of particular tools, by registered name (a config file's
+    /// `[rate_limits.tools]`).
+    #[arg(skip)]
+    pub(crate) tool_calls_per_minute: std::collections::BTreeMap<String, u32>,
+}
+
+impl RateLimitArgs {
+    /// The limits, if any is set.
+    pub(crate) fn limits(&self) -> Option<Arc<RateLimits>> {
+        if self.calls_per_minute.is_none()
+            && self.requests_per_minute.is_none()
+            && self.tool_calls_per_minute.is_empty()
+        {
+            return None;
+        }
+        let mut limits = RateLimits::new();
+        if let Some(calls) = self.calls_per_minute {
+            limits = limits.calls_per_minute(calls);
+        }
+        if let Some(requests) = self.requests_per_minute {
+            limits = limits.requests_per_minute(requests);
+        }
+        for (tool, calls) in &self.tool_calls_per_minute {
+            limits = limits.tool_calls_per_minute(tool, *calls);
+        }
+        Some(Arc::new(limits))
+    }
+}
+
 /// Serves over HTTP at `addr` until SIGTERM or Ctrl-C; the plugins load meanwhile.
 pub(crate) fn serve_http(
     http: &HttpArgs,
     addr: SocketAddr,
     builder: HostBuilder,
     audit: Option<Arc<AuditLog>>,
+    rate_limits: Option<Arc<RateLimits>>,
 ) -> anyhow::Result<()> {
     let mut options = http.options(addr)?;
     options.audit = audit;
+    options.rate_limits = rate_limits;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
         let server = HttpServer::bind(options).await?;

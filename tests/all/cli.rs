@@ -288,12 +288,15 @@ fn config_check_validates_a_file_and_names_the_key_at_fault() {
     let good = write(
         "good.toml",
         "plugins = \"tools\"\nwatch = true\n[capacity]\nmax_concurrent_calls = 8\n\
-                                  [http]\naddress = \"0.0.0.0:8080\"\ntoken_file = \"token\"\n",
+         [http]\naddress = \"0.0.0.0:8080\"\ntoken_file = \"token\"\n\
+         [rate_limits]\ncalls_per_minute = 30\n[rate_limits.tools]\nevaluate = 5\n",
     );
     let checked = toolhost(&["config", "check", &good]);
     assert!(checked.status.success(), "{}", stderr(&checked));
     let shown = stdout(&checked);
     assert!(shown.contains(": valid") && shown.contains("watch: true"), "{shown}");
+    let limits = "rate limits per caller: calls of a tool 30 a minute, evaluate 5 a minute; requests no limit";
+    assert!(shown.contains(limits), "{shown}");
     // Relative paths are the file's folder's.
     let token = folder.path().join("token");
     assert!(shown.contains(&format!("http: 0.0.0.0:8080, token from {}", token.display())), "{shown}");

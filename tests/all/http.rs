@@ -267,6 +267,46 @@ fn every_call_is_one_audit_line_stateless_and_in_a_session() {
 }
 
 #[test]
+fn calls_beyond_a_callers_rate_limit_are_answered_with_the_limit_and_when_to_retry() {
+    let server = Server::start(&common::plugins_dir(), &["--calls-per-minute", "2"]);
+    server.wait_until_ready();
+    runtime().block_on(async {
+        let client = client(&server.url(), None, None).await;
+        // A drifted name counts as its tool's.
+        for name in ["Evaluate", "evaluate"] {
+            let allowed = client.call_tool(call(name, json!({"expression": "1+1"}))).await.expect("tools/call");
+            assert_eq!(allowed.is_error, Some(false));
+        }
+        let refused = client.call_tool(call("evaluate", json!({"expression": "1+1"}))).await.expect("tools/call");
+        assert_eq!(refused.is_error, Some(true));
+        let text = serde_json::to_value(&refused.content).expect("JSON")[0]["text"].as_str().unwrap_or("").to_string();
+        assert!(text.starts_with("Tool 'evaluate' is rate-limited for you: 2 calls a minute; retry in "), "{text}");
+        let seconds: f64 =
+            text.trim_end_matches(" s.").rsplit(' ').next().and_then(|s| s.parse().ok()).expect("seconds");
+        assert!((1.0..=30.0).contains(&seconds), "{text}");
+        let other = client.call_tool(call("gcd", json!({"a": 12, "b": 18}))).await.expect("tools/call");
+        assert_eq!(other.is_error, Some(false), "each tool has its own limit");
+        client.cancel().await.expect("the client closes");
+    });
+}
+
+#[test]
+fn requests_beyond_a_callers_rate_limit_get_429_with_retry_after() {
+    let server = Server::start(&common::plugins_dir(), &["--requests-per-minute", "3"]);
+    server.wait_until_ready();
+    let (headers, body) = stateless_list();
+    for _ in 0..3 {
+        assert_eq!(post(server.port, headers, &body).status, 200);
+    }
+    let refused = post(server.port, headers, &body);
+    assert_eq!(refused.status, 429, "{}", refused.head);
+    let retry_after = refused.head.lines().find_map(|line| line.strip_prefix("retry-after: ")).expect("Retry-After");
+    assert!(retry_after.trim().parse::<u32>().is_ok_and(|s| (1..=21).contains(&s)), "{retry_after}");
+    // Health is not an MCP request: never limited.
+    assert_eq!(raw(server.port, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").status, 200);
+}
+
+#[test]
 fn without_the_token_or_with_a_wrong_one_a_request_gets_401_and_nothing_else() {
     let folder = tempfile::tempdir().expect("temporary folder");
     std::fs::write(folder.path().join("token"), "right").expect("write the token");

@@ -133,6 +133,21 @@ pub enum ToolError {
         /// How long this call waited.
         waited: Duration,
     },
+    /// The caller called the tool more often than its rate limit allows (see
+    /// `toolhost::mcp::RateLimits`). Nothing ran; the same call succeeds after
+    /// `retry_after`.
+    #[error(
+        "Tool '{tool}' is rate-limited for you: {per_minute} calls a minute; retry in {} s.",
+        .retry_after.as_secs_f64().ceil()
+    )]
+    RateLimited {
+        /// The tool that was called.
+        tool: String,
+        /// The calls a minute the caller may make of it.
+        per_minute: u32,
+        /// How long until a call is allowed again.
+        retry_after: Duration,
+    },
     /// The MCP server a tool belongs to could not answer: it cannot be started or
     /// reached, it exited or its connection broke during the call, or what it sent
     /// is not MCP. `retry` says whether the same call may succeed later.
@@ -211,6 +226,7 @@ impl ToolError {
             ToolError::OutOfMemory { .. } => "out_of_memory",
             ToolError::ResultTooLarge { .. } => "result_too_large",
             ToolError::Busy { .. } => "busy",
+            ToolError::RateLimited { .. } => "rate_limited",
             ToolError::ServerFailed { .. } => "server_failed",
             ToolError::Cancelled { .. } => "cancelled",
             ToolError::Unavailable { .. } => "unavailable",
@@ -254,6 +270,9 @@ impl ToolError {
             }
             ToolError::ServerFailed { tool, server, reason, retry } => {
                 json!({ "tool": tool, "server": server, "reason": reason, "retry": retry })
+            }
+            ToolError::RateLimited { tool, per_minute, retry_after } => {
+                json!({ "tool": tool, "per_minute": per_minute, "retry_after_ms": millis(*retry_after) })
             }
         };
         if let (Some(object), Value::Object(facts)) = (object.as_object_mut(), facts) {

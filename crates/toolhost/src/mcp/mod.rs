@@ -31,6 +31,7 @@ mod asks;
 mod audit;
 #[cfg(feature = "http")]
 pub mod http;
+mod limits;
 mod notify;
 mod offers;
 mod rounds;
@@ -41,6 +42,7 @@ use crate::error::ToolError;
 use crate::host::{CallOutcome, Host};
 use crate::tool::{Content, ToolFormat, ToolSpec};
 pub use audit::{AuditLog, Caller};
+pub use limits::RateLimits;
 use rounds::{Round, Rounds};
 use tasks::Tasks;
 use transport::LineTransport;
@@ -89,6 +91,8 @@ pub struct McpServer {
     subscriptions: offers::Subscriptions,
     /// Where each call is recorded, if anywhere.
     audit: Option<Arc<AuditLog>>,
+    /// How often each caller may call each tool, if limited.
+    limits: Option<Arc<RateLimits>>,
 }
 
 impl McpServer {
@@ -109,6 +113,7 @@ impl McpServer {
             tasks: Tasks::default(),
             subscriptions,
             audit: None,
+            limits: None,
         }
     }
 
@@ -142,6 +147,12 @@ impl McpServer {
             .map_err(|e| ServeError(format!("the session could not start: {e}")))?;
         service.waiting().await.map_err(|e| ServeError(format!("the session ended abnormally: {e}")))?;
         Ok(())
+    }
+
+    /// The same handler, refusing calls beyond `limits` (see [`RateLimits`]).
+    #[must_use]
+    pub fn with_rate_limits(self, limits: Option<Arc<RateLimits>>) -> McpServer {
+        McpServer { limits, ..self }
     }
 
     /// The same handler, recording every tool call in `audit` (see [`AuditLog`]).
@@ -342,7 +353,7 @@ impl ServerHandler for McpServer {
         // rmcp cancels `ct` on the client's `notifications/cancelled` for this request
         // and when the session ends; the call then stops, and rmcp sends no answer.
         let (observer, notices) = notify::observe(context.peer.clone(), progress_token, self.level.clone());
-        let call = Call { host: &self.host, audit: self.audit.as_deref(), caller: caller(&context) };
+        let call = self.call(caller(&context));
         let outcome = call.run(&request.name, arguments, observer, context.ct.cancelled()).await;
         // Every notice before the answer (the observer went with the call).
         let _ = notices.await;
@@ -388,16 +399,21 @@ impl McpServer {
         let progress_token = request.progress_token().or_else(|| context.meta.get_progress_token());
         let (reports, notices) = notify::observe(context.peer.clone(), progress_token, self.level.clone());
         let (observer, running, events, cancel) = Rounds::start(reports, context.client_capabilities().as_ref());
-        let (host, audit, name) = (self.host.clone(), self.audit.clone(), request.name.to_string());
+        let (server, name) = (self.clone(), request.name.to_string());
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let caller = caller(context);
         tokio::spawn(async move {
-            let call = Call { host: &host, audit: audit.as_deref(), caller };
+            let call = server.call(caller);
             let outcome = call.run(&name, arguments, observer, async move { cancel.notified().await }).await;
             let _ = notices.await;
             let _ = events.send(rounds::Event::Done(outcome));
         });
         running
+    }
+
+    /// A call by `caller` on this handler's host, limits and audit log.
+    fn call(&self, caller: Caller) -> Call<'_> {
+        Call { host: &self.host, audit: self.audit.as_deref(), limits: self.limits.as_deref(), caller }
     }
 
     /// A call's outcome as MCP's tool result: the value's text and content blocks
@@ -423,16 +439,18 @@ impl McpServer {
     }
 }
 
-/// One tool call as the face makes it: on this host, recorded in the audit log (if
-/// any) as this caller's.
+/// One tool call as the face makes it: on this host, within this caller's rate
+/// limits (if any), recorded in the audit log (if any) as this caller's.
 struct Call<'a> {
     host: &'a Host,
     audit: Option<&'a AuditLog>,
+    limits: Option<&'a RateLimits>,
     caller: Caller,
 }
 
 impl Call<'_> {
-    /// [`Host::dispatch_observed`], then the audit line.
+    /// [`Host::dispatch_observed`] unless the caller's limit for the tool refuses
+    /// it, then the audit line.
     async fn run(
         self,
         name: &str,
@@ -440,13 +458,31 @@ impl Call<'_> {
         observer: Arc<dyn crate::CallObserver>,
         cancelled: impl Future<Output = ()>,
     ) -> CallOutcome {
-        let Some(audit) = self.audit else {
-            return self.host.dispatch_observed(name, arguments, observer, cancelled).await;
-        };
         let started = Instant::now();
-        let outcome = self.host.dispatch_observed(name, arguments.clone(), observer, cancelled).await;
-        audit.record(&self.caller, name, &arguments, &outcome, started.elapsed());
+        let recorded = self.audit.map(|audit| (audit, arguments.clone()));
+        let outcome = match self.refused(name) {
+            Some(refused) => refused,
+            None => self.host.dispatch_observed(name, arguments, observer, cancelled).await,
+        };
+        if let Some((audit, arguments)) = recorded {
+            audit.record(&self.caller, name, &arguments, &outcome, started.elapsed());
+        }
         outcome
+    }
+
+    /// The outcome of a call of `name` beyond the caller's limit for its tool (the
+    /// tool it resolves to: a drifted name counts as the tool's).
+    fn refused(&self, name: &str) -> Option<CallOutcome> {
+        let tool = self.host.resolve_name(name).ok()?;
+        let error = self.limits?.take_call(&self.caller, &tool).err()?;
+        let repaired_from = (tool != name).then(|| name.to_string());
+        Some(CallOutcome {
+            tool: Some(tool),
+            repaired_from,
+            repairs: Vec::new(),
+            result: Err(error),
+            content: Vec::new(),
+        })
     }
 }
 

@@ -31,6 +31,8 @@ pub(super) struct Guards {
     io_timeout: Duration,
     /// Cleared once the server is stopping: answers then close their connections.
     keep_alive: AtomicBool,
+    /// Requests each caller may send a minute.
+    rate_limits: Option<std::sync::Arc<crate::mcp::RateLimits>>,
 }
 
 impl Guards {
@@ -47,6 +49,7 @@ impl Guards {
             max_body_bytes: options.max_body_bytes,
             io_timeout: options.io_timeout,
             keep_alive: AtomicBool::new(true),
+            rate_limits: options.rate_limits.clone(),
         }
     }
 
@@ -119,9 +122,13 @@ async fn guarded(guards: &Guards, mut request: Request, next: Next) -> Response 
         response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"toolhost\""));
         return response;
     }
-    // Who was let in, for the audit log.
-    let caller = if guards.token.is_some() { "token" } else { "anonymous" };
-    request.extensions_mut().insert(crate::mcp::Caller(caller.into()));
+    // Who was let in, for the rate limits and the audit log.
+    let caller = crate::mcp::Caller(if guards.token.is_some() { "token" } else { "anonymous" }.into());
+    if let Some(wait) = guards.rate_limits.as_ref().and_then(|limits| limits.take_request(&caller).err()) {
+        let seconds = u32::try_from(wait.as_secs() + 1).unwrap_or(u32::MAX);
+        return refusal(StatusCode::TOO_MANY_REQUESTS, "too many requests: retry after the time given", Some(seconds));
+    }
+    request.extensions_mut().insert(caller);
     if guards.ready.get().is_none() {
         return refusal(StatusCode::SERVICE_UNAVAILABLE, "the tools are still loading", Some(5));
     }

@@ -83,6 +83,9 @@ pub struct HttpOptions {
     pub tasks_after: Option<Duration>,
     /// Where every tool call is recorded (see [`crate::mcp::AuditLog`]); none by default.
     pub audit: Option<Arc<crate::mcp::AuditLog>>,
+    /// Calls and requests each caller may make a minute (see
+    /// [`crate::mcp::RateLimits`]); no limit by default.
+    pub rate_limits: Option<Arc<crate::mcp::RateLimits>>,
 }
 
 impl HttpOptions {
@@ -105,6 +108,7 @@ impl HttpOptions {
             drain: Duration::from_secs(1),
             tasks_after: Some(super::tasks::DEFAULT_PATIENCE),
             audit: None,
+            rate_limits: None,
         }
     }
 }
@@ -221,11 +225,15 @@ fn router(
         {
             let ready = ready.clone();
             let handler = OnceLock::new();
-            let (tasks_after, audit) = (options.tasks_after, options.audit.clone());
+            let (tasks_after, audit, limits) =
+                (options.tasks_after, options.audit.clone(), options.rate_limits.clone());
             move || {
                 let host = ready.get().ok_or_else(|| std::io::Error::other("the plugins are still loading"))?;
                 let server = handler.get_or_init(|| {
-                    McpServer::new(host.clone()).with_tasks_after(tasks_after).with_audit(audit.clone())
+                    McpServer::new(host.clone())
+                        .with_tasks_after(tasks_after)
+                        .with_audit(audit.clone())
+                        .with_rate_limits(limits.clone())
                 });
                 Ok(server.for_session())
             }
