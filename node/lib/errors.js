@@ -9,7 +9,7 @@ const FACTS = {
   candidates: 'candidates', expected_parameters: 'expectedParameters', problem: 'problem', path: 'path',
   expected: 'expected', got: 'got', message: 'toolMessage', reason: 'reason', denied: 'denied',
   limit_ms: 'limitMs', limit_bytes: 'limitBytes', running: 'running', queued: 'queued', waited_ms: 'waitedMs',
-  server: 'server', retry: 'retry',
+  server: 'server', retry: 'retry', per_minute: 'perMinute', retry_after_ms: 'retryAfterMs',
 };
 
 /** A tool call failed; `message` is the corrective message for the model. */

@@ -82,6 +82,9 @@ export class ToolExecutionError extends Error {
   waitedMs: number | null;
   server: string | null;
   retry: boolean | null;
+  /** For `rate_limited`: the calls a minute allowed, and the wait until the next. */
+  perMinute: number | null;
+  retryAfterMs: number | null;
   /** `{error, kind, ...facts}`, as the Rust library's `ToolError::to_json`. */
   toJSON(): { [key: string]: Json };
 }

@@ -8,7 +8,8 @@ __all__ = ["ToolExecutionError", "LoadError", "ToolsetError", "RegistryError"]
 # The facts a failure may carry (ToolError::to_json's keys besides "error").
 _FACTS = frozenset(
     ("kind tool name suggestion available_tools candidates expected_parameters problem path expected got "
-     "message reason denied limit_ms limit_bytes running queued waited_ms server retry").split()
+     "message reason denied limit_ms limit_bytes running queued waited_ms server retry per_minute "
+     "retry_after_ms").split()
 )
 
 
@@ -20,8 +21,8 @@ class ToolExecutionError(Exception):
     (the tool that was called, when the name resolved), and, where the failure has them,
     ``name``, ``suggestion``, ``available_tools``, ``candidates``, ``expected_parameters``,
     ``problem``, ``path``, ``expected``, ``got``, ``message``, ``reason``, ``denied``,
-    ``limit_ms``, ``limit_bytes``, ``running``, ``queued``, ``waited_ms``, ``server`` and
-    ``retry``; ``None`` where it does not.
+    ``limit_ms``, ``limit_bytes``, ``running``, ``queued``, ``waited_ms``, ``server``,
+    ``retry``, ``per_minute`` and ``retry_after_ms``; ``None`` where it does not.
     """
 
     kind: str
@@ -45,6 +46,8 @@ class ToolExecutionError(Exception):
     waited_ms: Optional[int]
     server: Optional[str]
     retry: Optional[bool]
+    per_minute: Optional[int]
+    retry_after_ms: Optional[int]
 
     def __init__(self, message: str, details: Optional[Dict[str, Any]] = None) -> None:
         super().__init__(message)
