@@ -455,7 +455,7 @@ impl Call<'_> {
         self,
         name: &str,
         arguments: Value,
-        observer: Arc<dyn crate::CallObserver>,
+        observer: Arc<dyn crate::sandbox::CallObserver>,
         cancelled: impl Future<Output = ()>,
     ) -> CallOutcome {
         let started = Instant::now();
