@@ -53,8 +53,9 @@ impl RateLimits {
         self
     }
 
-    /// Takes one call of `tool` (its registered name) for `caller`, or says why not.
-    pub(crate) fn take_call(&self, caller: &Caller, tool: &str) -> Result<(), ToolError> {
+    /// Takes one call of `tool` (its registered name) for `caller`, or says why not
+    /// (the MCP server asks before each call).
+    pub fn take_call(&self, caller: &Caller, tool: &str) -> Result<(), ToolError> {
         let Some(limit) = self.tool_calls_per_minute.get(tool).copied().or(self.calls_per_minute) else {
             return Ok(());
         };
@@ -65,8 +66,9 @@ impl RateLimits {
         })
     }
 
-    /// Takes one HTTP request for `caller`; `Err` is how long until one is allowed.
-    pub(crate) fn take_request(&self, caller: &Caller) -> Result<(), Duration> {
+    /// Takes one request for `caller`; `Err` is how long until one is allowed (the
+    /// HTTP server asks before each MCP request).
+    pub fn take_request(&self, caller: &Caller) -> Result<(), Duration> {
         match self.requests_per_minute {
             Some(limit) => self.requests.take((caller.0.clone(), String::new()), limit),
             None => Ok(()),
