@@ -187,14 +187,7 @@ fn suite() -> &'static Suite {
             })
             .collect();
         let folder = tempfile::tempdir().expect("a folder");
-        let tools_file = folder.path().join("tools.json");
-        std::fs::write(&tools_file, serde_json::to_string(&tools).expect("JSON")).expect("write");
-        let modules = common::root().join("target/mcp-servers/node_modules");
-        let script = common::root().join("tests/servers/functions.mjs");
-        let config = format!("command = [\"node\", {script:?}, {modules:?}, {tools_file:?}]\n");
-        let plugins = folder.path().join("plugins");
-        std::fs::create_dir(&plugins).expect("a folder");
-        std::fs::write(plugins.join("bfcl.mcp.toml"), config).expect("write");
+        let plugins = common::functions_server_plugins(folder.path(), "bfcl", &Value::Array(tools));
         let host = Host::builder().plugin_dir(&plugins).build().expect("the host loads");
         // Merged from every category, some functions differ only by `.` and `_`
         // (`math.gcd`, `math_gcd`): the one warning a load gives here.

@@ -7,6 +7,21 @@ use std::path::PathBuf;
 
 use toolhost::Host;
 
+/// A plugin folder made in `folder` holding one MCP server plugin, `NAME.mcp.toml`:
+/// tests/servers/functions.mjs (on the MCP project's SDK) serving `tools` (MCP tool
+/// definitions) and answering each call with what it received.
+pub(crate) fn functions_server_plugins(folder: &std::path::Path, name: &str, tools: &serde_json::Value) -> PathBuf {
+    let tools_file = folder.join("tools.json");
+    std::fs::write(&tools_file, tools.to_string()).expect("write the tools");
+    let modules = root().join("target/mcp-servers/node_modules");
+    let script = root().join("tests/servers/functions.mjs");
+    let plugins = folder.join("plugins");
+    std::fs::create_dir(&plugins).expect("a folder");
+    let config = format!("command = [\"node\", {script:?}, {modules:?}, {tools_file:?}]\n");
+    std::fs::write(plugins.join(format!("{name}.mcp.toml")), config).expect("write the plugin");
+    plugins
+}
+
 /// The repository root.
 pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

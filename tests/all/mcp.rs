@@ -312,14 +312,7 @@ fn the_audit_log_records_arguments_when_asked_with_secrets_redacted() {
         "properties": {"query": {"type": "string"}, "api_key": {"type": "string"},
                        "auth": {"type": "object", "properties": {"password": {"type": "string"}}}},
     }}]);
-    let tools_file = folder.path().join("tools.json");
-    std::fs::write(&tools_file, tools.to_string()).expect("write");
-    let modules = common::root().join("target/mcp-servers/node_modules");
-    let script = common::root().join("tests/servers/functions.mjs");
-    let plugins = folder.path().join("plugins");
-    std::fs::create_dir(&plugins).expect("a folder");
-    let config = format!("command = [\"node\", {script:?}, {modules:?}, {tools_file:?}]\n");
-    std::fs::write(plugins.join("service.mcp.toml"), config).expect("write");
+    let plugins = common::functions_server_plugins(folder.path(), "service", &tools);
     let log = folder.path().join("audit.log");
     let mut client = Client::start_with(&plugins, &["--audit-log", log.to_str().expect("UTF-8"), "--audit-arguments"]);
     client.initialize();

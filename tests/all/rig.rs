@@ -224,14 +224,7 @@ fn a_dotted_mcp_name_the_model_writes_reaches_its_server_through_rig() {
         "type": "object", "required": ["loc", "type", "time"],
         "properties": {"loc": {"type": "string"}, "type": {"type": "string"}, "time": {"type": "integer"}},
     }}]);
-    let tools_file = folder.path().join("tools.json");
-    std::fs::write(&tools_file, tools.to_string()).expect("write");
-    let modules = common::root().join("target/mcp-servers/node_modules");
-    let script = common::root().join("tests/servers/functions.mjs");
-    let plugins = folder.path().join("plugins");
-    std::fs::create_dir(&plugins).expect("a folder");
-    let config = format!("command = [\"node\", {script:?}, {modules:?}, {tools_file:?}]\n");
-    std::fs::write(plugins.join("bfcl.mcp.toml"), config).expect("write");
+    let plugins = common::functions_server_plugins(folder.path(), "bfcl", &tools);
     let host = Host::builder().plugin_dir(&plugins).build().expect("the host loads");
     // As BFCL's accepted answer names it; rig was given `uber_ride`.
     let arguments = r#"{"loc": "Berkeley, CA", "type": "plus", "time": "10"}"#;

@@ -473,8 +473,10 @@ impl Call<'_> {
     /// The outcome of a call of `name` beyond the caller's limit for its tool (the
     /// tool it resolves to: a drifted name counts as the tool's).
     fn refused(&self, name: &str) -> Option<CallOutcome> {
+        // No limits, no second resolution of the name on the call's path.
+        let limits = self.limits?;
         let tool = self.host.resolve_name(name).ok()?;
-        let error = self.limits?.take_call(&self.caller, &tool).err()?;
+        let error = limits.take_call(&self.caller, &tool).err()?;
         let repaired_from = (tool != name).then(|| name.to_string());
         Some(CallOutcome {
             tool: Some(tool),
