@@ -197,6 +197,25 @@ fn a_toolset_with_a_typo_fails_at_construction() {
     );
 }
 
+#[test]
+fn a_toolset_by_pattern_holds_the_tools_it_matches() {
+    let toolset = second_run().toolset_matching(&["web*"]).expect("toolset");
+    let names: Vec<String> = toolset.tools().into_iter().map(|t| t.name).collect();
+    assert_eq!(names, ["web_search", "websearch"]);
+    assert_eq!(
+        message(&toolset, "calculator", json!({})),
+        "Tool 'calculator' not found. Available tools: ['web_search', 'websearch']"
+    );
+    // Patterns choose among a toolset's tools, and may match none.
+    let narrower = second_run().toolset(&["calculator", "web_search"]).expect("toolset");
+    let names: Vec<String> =
+        narrower.toolset_matching(&["*"]).expect("toolset").tools().into_iter().map(|t| t.name).collect();
+    assert_eq!(names, ["calculator", "web_search"]);
+    assert!(second_run().toolset_matching(&["nothing*"]).expect("toolset").tools().is_empty());
+    let error = second_run().toolset_matching(&["web[s"]).err().expect("a bad pattern");
+    assert!(matches!(error, ToolsetError::BadPattern { ref pattern, .. } if pattern == "web[s"), "{error}");
+}
+
 // --- arguments ---------------------------------------------------------------------
 
 const EXPECTED: &str = "Expected parameters for 'web_search' — required: ['query'], optional: ['limit'].";

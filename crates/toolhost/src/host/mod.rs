@@ -23,7 +23,9 @@ use crate::extract::{ExtractedCall, Extraction, extract};
 use crate::invoke::{Invocation, PrewarmState, Warmer, invoke, invoke_async};
 use crate::load::{Cache, LoadReport};
 use crate::mutex::lock;
-use crate::resolve::{Registry, Resolved, Toolset, ToolsetError};
+/// Why a toolset could not be made (the faces name it by this stage's path).
+pub(crate) use crate::resolve::ToolsetError;
+use crate::resolve::{Registry, Resolved, Toolset};
 use crate::runtime::Runtime;
 use crate::sandbox::{CallObserver, Grants, Limits};
 use crate::tool::{Content, Repair, Returned, ToolCall, ToolFormat, ToolSpec};
@@ -199,6 +201,36 @@ impl Host {
         let snapshot = self.core.current.load();
         let toolset = Toolset::new(&self.registry_in(&snapshot), snapshot.generation, names)?;
         Ok(Host { core: self.core.clone(), toolset: Some(Arc::new(toolset)) })
+    }
+
+    /// A host whose active tools are those whose registered names match one of
+    /// `patterns` (`*` for any run of characters, `?` for one: `github.*`), now and
+    /// after every reload (a tool added later that matches is in it). A pattern that
+    /// matches nothing is no error: the set may be empty. On a host that is itself a
+    /// toolset, the patterns choose among its tools. It shares this host's components.
+    ///
+    /// ```no_run
+    /// # let host = toolhost::Host::builder().plugin_dir("target/plugins").build()?;
+    /// let readers = host.toolset_matching(&["files.read*", "evaluate"])?;
+    /// assert!(readers.tools().iter().all(|tool| tool.name.starts_with("files.read") || tool.name == "evaluate"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn toolset_matching<S: AsRef<str>>(&self, patterns: &[S]) -> Result<Host, ToolsetError> {
+        let snapshot = self.core.current.load();
+        let toolset = Toolset::matching(&snapshot.registry, snapshot.generation, self.toolset.clone(), patterns)?;
+        Ok(Host { core: self.core.clone(), toolset: Some(Arc::new(toolset)) })
+    }
+
+    /// Fails on a tool name pattern [`Host::toolset_matching`] would refuse.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn check_pattern(pattern: &str) -> Result<(), ToolsetError> {
+        Toolset::check_pattern(pattern)
+    }
+
+    /// A host with no active tools (a caller granted none).
+    #[cfg(feature = "mcp")]
+    pub(crate) fn without_tools(&self) -> Host {
+        Host { core: self.core.clone(), toolset: Some(Arc::new(Toolset::empty())) }
     }
 
     /// `value`, a successful result of the tool registered as `tool`, as MCP's

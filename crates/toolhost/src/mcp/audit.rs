@@ -13,13 +13,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use super::access::Caller;
 use crate::host::CallOutcome;
-
-/// Who made a call, as the face that admitted it knows: `stdio` (the one client on
-/// the pipe), `token` (a request that carried the static bearer token), `anonymous`
-/// (a request to a server with no token).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Caller(pub String);
 
 /// Parts of a field's name that mark its value as a secret (compared lowercased).
 const SECRET_NAMES: [&str; 4] = ["token", "secret", "password", "key"];
@@ -67,7 +62,7 @@ impl AuditLog {
     pub(crate) fn record(&self, caller: &Caller, name: &str, arguments: &Value, outcome: &CallOutcome, took: Duration) {
         let mut line = json!({
             "time": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-            "caller": caller.0,
+            "caller": caller.name(),
             "name": name,
             "tool": outcome.tool,
             "repaired_from": outcome.repaired_from,

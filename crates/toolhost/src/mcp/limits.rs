@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use super::audit::Caller;
+use super::access::Caller;
 use crate::error::ToolError;
 
 /// Buckets kept before full ones (callers idle long enough to be back at their
@@ -59,18 +59,16 @@ impl RateLimits {
         let Some(limit) = self.tool_calls_per_minute.get(tool).copied().or(self.calls_per_minute) else {
             return Ok(());
         };
-        self.calls.take((caller.0.clone(), tool.to_string()), limit).map_err(|retry_after| ToolError::RateLimited {
-            tool: tool.to_string(),
-            per_minute: limit,
-            retry_after,
-        })
+        self.calls
+            .take((caller.name().to_string(), tool.to_string()), limit)
+            .map_err(|retry_after| ToolError::RateLimited { tool: tool.to_string(), per_minute: limit, retry_after })
     }
 
     /// Takes one request for `caller`; `Err` is how long until one is allowed (the
     /// HTTP server asks before each MCP request).
     pub fn take_request(&self, caller: &Caller) -> Result<(), Duration> {
         match self.requests_per_minute {
-            Some(limit) => self.requests.take((caller.0.clone(), String::new()), limit),
+            Some(limit) => self.requests.take((caller.name().to_string(), String::new()), limit),
             None => Ok(()),
         }
     }
@@ -117,7 +115,7 @@ mod tests {
     #[test]
     fn a_bucket_allows_its_burst_then_says_how_long_to_wait() {
         let limits = RateLimits::new().calls_per_minute(3).tool_calls_per_minute("slow", 1);
-        let (alice, bob) = (Caller("alice".into()), Caller("bob".into()));
+        let (alice, bob) = (Caller::new("alice"), Caller::new("bob"));
         for _ in 0..3 {
             assert!(limits.take_call(&alice, "evaluate").is_ok());
         }

@@ -27,6 +27,7 @@ use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::broadcast;
 
+mod access;
 mod asks;
 mod audit;
 #[cfg(feature = "http")]
@@ -41,7 +42,9 @@ mod transport;
 use crate::error::ToolError;
 use crate::host::{CallOutcome, Host};
 use crate::tool::{Content, ToolFormat, ToolSpec};
-pub use audit::{AuditLog, Caller};
+use access::CallerTools;
+pub use access::{Access, Caller};
+pub use audit::AuditLog;
 pub use limits::RateLimits;
 use rounds::{Round, Rounds};
 use tasks::Tasks;
@@ -93,6 +96,8 @@ pub struct McpServer {
     audit: Option<Arc<AuditLog>>,
     /// How often each caller may call each tool, if limited.
     limits: Option<Arc<RateLimits>>,
+    /// Which tools each caller may see and call, if not all.
+    access: Option<Arc<CallerTools>>,
 }
 
 impl McpServer {
@@ -114,6 +119,7 @@ impl McpServer {
             subscriptions,
             audit: None,
             limits: None,
+            access: None,
         }
     }
 
@@ -153,6 +159,21 @@ impl McpServer {
     #[must_use]
     pub fn with_rate_limits(self, limits: Option<Arc<RateLimits>>) -> McpServer {
         McpServer { limits, ..self }
+    }
+
+    /// The same handler, where each caller sees and calls only the tools `access`
+    /// grants it (see [`Access`]); all tools for everyone when `None`.
+    #[must_use]
+    pub fn with_access(self, access: Option<Arc<Access>>) -> McpServer {
+        McpServer { access: access.map(|access| Arc::new(CallerTools::new(access))), ..self }
+    }
+
+    /// The host as `caller` may see it.
+    fn host_for(&self, caller: &Caller) -> Host {
+        match &self.access {
+            Some(access) => access.host_for(&self.host, caller),
+            None => self.host.clone(),
+        }
     }
 
     /// The same handler, recording every tool call in `audit` (see [`AuditLog`]).
@@ -335,9 +356,10 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.host.tools().iter().map(mcp_tool).collect()))
+        let tools = self.host_for(&caller(&context)).tools();
+        Ok(ListToolsResult::with_all_items(tools.iter().map(mcp_tool).collect()))
     }
 
     async fn call_tool(
@@ -371,7 +393,7 @@ impl McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let support = self.host.task_support(&request.name);
+        let support = self.host_for(&caller(&context)).task_support(&request.name);
         let patience = self.tasks.patience(support, &context)?;
         let running = match &request.request_state {
             Some(state) => self.rounds.resume(state, request.input_responses.as_ref()).ok_or_else(|| {
@@ -411,9 +433,10 @@ impl McpServer {
         running
     }
 
-    /// A call by `caller` on this handler's host, limits and audit log.
+    /// A call by `caller` on this handler's host (the tools it may use), limits and
+    /// audit log.
     fn call(&self, caller: Caller) -> Call<'_> {
-        Call { host: &self.host, audit: self.audit.as_deref(), limits: self.limits.as_deref(), caller }
+        Call { host: self.host_for(&caller), audit: self.audit.as_deref(), limits: self.limits.as_deref(), caller }
     }
 
     /// A call's outcome as MCP's tool result: the value's text and content blocks
@@ -439,10 +462,10 @@ impl McpServer {
     }
 }
 
-/// One tool call as the face makes it: on this host, within this caller's rate
-/// limits (if any), recorded in the audit log (if any) as this caller's.
+/// One tool call as the face makes it: on the tools this caller may use, within its
+/// rate limits (if any), recorded in the audit log (if any) as its.
 struct Call<'a> {
-    host: &'a Host,
+    host: Host,
     audit: Option<&'a AuditLog>,
     limits: Option<&'a RateLimits>,
     caller: Caller,
@@ -497,7 +520,7 @@ fn caller(context: &RequestContext<RoleServer>) -> Caller {
         return caller.clone();
     }
     let _ = context;
-    Caller("stdio".into())
+    Caller::new("stdio")
 }
 
 /// A call's result as MCP content: the value's JSON text, then the blocks the tool

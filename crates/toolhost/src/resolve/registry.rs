@@ -348,6 +348,14 @@ pub enum ToolsetError {
         /// Every matching tool.
         candidates: Vec<String>,
     },
+    /// A pattern is not one (see [`crate::Host::toolset_matching`]).
+    #[error("'{pattern}' is not a tool name pattern: {reason}")]
+    BadPattern {
+        /// The pattern as written.
+        pattern: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 impl ToolsetError {

@@ -1,16 +1,28 @@
-//! Toolsets: a registry restricted to the names an agent lists, kept current across
-//! reloads.
+//! Toolsets: a registry restricted to the names an agent lists, or to the names
+//! matching patterns (`github.*`), kept current across reloads.
 
 use std::sync::{Arc, Mutex};
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use super::registry::{Registry, ToolsetError};
 use crate::mutex::lock;
 
-/// A toolset: the names it was made of, and its registry derived from the newest
-/// full registry it has seen (a reload may add or remove tools).
+/// A toolset: what it was made of, and its registry derived from the newest full
+/// registry it has seen (a reload may add or remove tools).
 pub(crate) struct Toolset {
-    names: Vec<String>,
+    selection: Selection,
+    /// The toolset this one chooses among, if it was made from one.
+    within: Option<Arc<Toolset>>,
     derived: Mutex<(u64, Arc<Registry>)>,
+}
+
+/// Which tools a toolset holds.
+enum Selection {
+    /// These tools, by registered name.
+    Names(Vec<String>),
+    /// Every tool whose registered name one of these matches (reloads add new ones).
+    Patterns(GlobSet),
 }
 
 impl Toolset {
@@ -22,7 +34,44 @@ impl Toolset {
         names: &[S],
     ) -> Result<Toolset, ToolsetError> {
         let subset = registry.subset(names)?;
-        Ok(Toolset { names: subset.names(), derived: Mutex::new((generation, Arc::new(subset))) })
+        let selection = Selection::Names(subset.names());
+        Ok(Toolset { selection, within: None, derived: Mutex::new((generation, Arc::new(subset))) })
+    }
+
+    /// The toolset of no tools.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn empty() -> Toolset {
+        Toolset {
+            selection: Selection::Names(Vec::new()),
+            within: None,
+            derived: Mutex::new((u64::MAX, Arc::default())),
+        }
+    }
+
+    /// The toolset of every tool whose name matches one of `patterns` (`*` stands
+    /// for any run of characters, `?` for one), over `registry` now and after each
+    /// reload. A pattern that is no glob at all is an error naming it.
+    pub(crate) fn matching<S: AsRef<str>>(
+        full: &Registry,
+        generation: u64,
+        within: Option<Arc<Toolset>>,
+        patterns: &[S],
+    ) -> Result<Toolset, ToolsetError> {
+        let mut globs = GlobSetBuilder::new();
+        for pattern in patterns {
+            globs.add(glob(pattern.as_ref())?);
+        }
+        let globs = globs.build().map_err(|error| bad_pattern(&patterns_text(patterns), &error))?;
+        let selection = Selection::Patterns(globs);
+        let toolset = Toolset { selection, within, derived: Mutex::new((u64::MAX, Arc::default())) };
+        toolset.registry(full, generation);
+        Ok(toolset)
+    }
+
+    /// Fails on a pattern [`Toolset::matching`] would refuse.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn check_pattern(pattern: &str) -> Result<(), ToolsetError> {
+        glob(pattern).map(drop)
     }
 
     /// The toolset's registry over `full`, of version `generation`: derived again
@@ -30,9 +79,38 @@ impl Toolset {
     pub(crate) fn registry(&self, full: &Registry, generation: u64) -> Arc<Registry> {
         let mut derived = lock(&self.derived);
         if derived.0 != generation {
-            let present: Vec<&String> = self.names.iter().filter(|name| full.spec(name).is_some()).collect();
-            *derived = (generation, Arc::new(full.subset(&present).unwrap_or_default()));
+            let chosen_from = self.within.as_ref().map(|within| within.registry(full, generation));
+            *derived = (generation, Arc::new(self.selection.select(chosen_from.as_deref().unwrap_or(full))));
         }
         derived.1.clone()
+    }
+}
+
+/// A tool name pattern: tool names have no paths, so `*` matches every character,
+/// `/` and `.` too.
+fn glob(pattern: &str) -> Result<globset::Glob, ToolsetError> {
+    GlobBuilder::new(pattern).literal_separator(false).build().map_err(|error| bad_pattern(pattern, &error))
+}
+
+fn bad_pattern(pattern: &str, error: &globset::Error) -> ToolsetError {
+    ToolsetError::BadPattern { pattern: pattern.to_string(), reason: error.kind().to_string() }
+}
+
+fn patterns_text<S: AsRef<str>>(patterns: &[S]) -> String {
+    patterns.iter().map(AsRef::as_ref).collect::<Vec<_>>().join(", ")
+}
+
+impl Selection {
+    /// The part of `full` this selection holds.
+    fn select(&self, full: &Registry) -> Registry {
+        let present: Vec<&str> = match self {
+            Selection::Names(names) => {
+                names.iter().map(String::as_str).filter(|name| full.spec(name).is_some()).collect()
+            }
+            Selection::Patterns(globs) => {
+                full.specs().map(|spec| spec.name.as_str()).filter(|name| globs.is_match(name)).collect()
+            }
+        };
+        full.subset(&present).unwrap_or_default()
     }
 }
