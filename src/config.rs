@@ -18,6 +18,19 @@
 //!
 //! [audit]
 //! file = "audit.log"
+//!
+//! [auth]                       # OAuth 2.1 access tokens (MCP's authorization)
+//! issuer = "https://login.example.com/realms/agents"
+//! resource = "https://tools.example.com/mcp"
+//! scopes = ["mcp"]
+//!
+//! [auth.tokens]                # more static tokens, by name
+//! ci = "${CI_TOKEN}"
+//! nightly = { file = "nightly.token" }
+//!
+//! [access]                     # a scope or a token's name = the tools it opens
+//! "tools:math" = ["evaluate", "gcd"]
+//! ci = ["*"]
 //! ```
 
 use std::net::SocketAddr;
@@ -25,6 +38,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use serde::Deserialize;
+use toolhost::mcp::Access;
+use toolhost::mcp::http::OAuthOptions;
 
 /// The file's settings, as written (paths already made relative to the file's folder).
 #[derive(Debug, Default, Deserialize)]
@@ -44,6 +59,34 @@ pub(crate) struct Config {
     pub(crate) audit: AuditConfig,
     #[serde(default)]
     pub(crate) rate_limits: RateLimitConfig,
+    #[serde(default)]
+    pub(crate) auth: AuthConfig,
+    /// `[access]`: a scope or a static token's name = the tools (names or patterns) it opens.
+    #[serde(default)]
+    pub(crate) access: Option<std::collections::BTreeMap<String, Vec<String>>>,
+}
+
+/// `[auth]`: OAuth access tokens from an issuer, and static tokens by name.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AuthConfig {
+    pub(crate) issuer: Option<String>,
+    pub(crate) resource: Option<String>,
+    pub(crate) jwks_uri: Option<String>,
+    #[serde(default)]
+    pub(crate) scopes: Vec<String>,
+    pub(crate) leeway_seconds: Option<u64>,
+    /// `[auth.tokens]`: a name = `"${VARIABLE}"` or `{ file = "PATH" }`.
+    #[serde(default)]
+    pub(crate) tokens: std::collections::BTreeMap<String, Secret>,
+}
+
+/// Where a secret is: a variable (`"${NAME}"`), or a file.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum Secret {
+    Variable(String),
+    File { file: PathBuf },
 }
 
 /// `[rate_limits]`: per caller, calls of each tool and HTTP requests, a minute.
@@ -108,20 +151,79 @@ impl Config {
             toml::from_str(&text).with_context(|| format!("{} is not a valid config", file.display()))?;
         let folder = file.parent().unwrap_or(Path::new("."));
         config.resolve_paths(folder);
-        config.http.token =
-            config.http.resolved_token().with_context(|| format!("{}: [http] token", file.display()))?;
+        config.http.token = match &config.http.token {
+            Some(written) => Some(variable(written).with_context(|| format!("{}: [http] token", file.display()))?),
+            None => None,
+        };
         if config.http.token.is_some() && config.http.token_file.is_some() {
             bail!("{}: [http] has both token and token_file: keep one", file.display());
         }
         if config.http.tasks == Some(false) && config.http.tasks_after_ms.is_some() {
             bail!("{}: [http] tasks = false and tasks_after_ms contradict each other: keep one", file.display());
         }
+        config.check_auth().with_context(|| format!("{}: [auth] or [access]", file.display()))?;
         Ok(config)
+    }
+
+    /// The static tokens by name, each read from its variable or file.
+    pub(crate) fn named_tokens(&self) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
+        let read = |(name, secret): (&String, &Secret)| {
+            let token = match secret {
+                Secret::Variable(written) => variable(written),
+                Secret::File { file } => std::fs::read_to_string(file)
+                    .with_context(|| format!("cannot read {}", file.display()))
+                    .map(|token| token.trim().to_string()),
+            };
+            Ok((name.clone(), token.with_context(|| format!("the token '{name}'"))?))
+        };
+        self.auth.tokens.iter().map(read).collect()
+    }
+
+    /// The OAuth settings, if `[auth]` names an issuer.
+    pub(crate) fn oauth(&self) -> anyhow::Result<Option<OAuthOptions>> {
+        let auth = &self.auth;
+        let (issuer, resource) = match (&auth.issuer, &auth.resource) {
+            (Some(issuer), Some(resource)) => (issuer, resource),
+            (None, None) if auth.jwks_uri.is_none() && auth.scopes.is_empty() && auth.leeway_seconds.is_none() => {
+                return Ok(None);
+            }
+            _ => bail!("OAuth needs both issuer (the authorization server) and resource (this server's URI)"),
+        };
+        let mut options = OAuthOptions::new(issuer, resource);
+        options.jwks_uri.clone_from(&auth.jwks_uri);
+        options.scopes.clone_from(&auth.scopes);
+        options.leeway = auth.leeway_seconds.map_or(options.leeway, std::time::Duration::from_secs);
+        Ok(Some(options))
+    }
+
+    /// Which tools each grant opens, if `[access]` is there.
+    pub(crate) fn access(&self) -> anyhow::Result<Option<Access>> {
+        let Some(grants) = &self.access else { return Ok(None) };
+        let mut access = Access::new();
+        for (grant, tools) in grants {
+            access = access.grant(grant, tools).with_context(|| format!("[access] {grant}"))?;
+        }
+        Ok(Some(access))
+    }
+
+    /// Fails on settings no server could start with: half an issuer, an unreadable
+    /// token, a pattern that is none, an issuer that is not https.
+    fn check_auth(&self) -> anyhow::Result<()> {
+        let mut options = toolhost::mcp::http::HttpOptions::new(([127, 0, 0, 1], 0).into());
+        options.named_tokens = self.named_tokens()?;
+        options.oauth = self.oauth()?;
+        self.access()?;
+        options.check()?;
+        Ok(())
     }
 
     fn resolve_paths(&mut self, folder: &Path) {
         let paths = [&mut self.plugins, &mut self.shared_cache, &mut self.http.token_file, &mut self.audit.file];
-        for path in paths.into_iter().flatten() {
+        let token_files = self.auth.tokens.values_mut().filter_map(|secret| match secret {
+            Secret::File { file } => Some(file),
+            Secret::Variable(_) => None,
+        });
+        for path in paths.into_iter().flatten().chain(token_files) {
             if path.is_relative() && path.as_os_str() != "-" {
                 *path = folder.join(&*path);
             }
@@ -165,25 +267,29 @@ impl Config {
             let arguments = if self.audit.arguments.unwrap_or(false) { ", with arguments" } else { "" };
             lines.push(format!("audit log: {}{arguments}", file.display()));
         }
+        if let (Some(issuer), Some(resource)) = (&self.auth.issuer, &self.auth.resource) {
+            lines.push(format!("OAuth: tokens from {issuer} for {resource}, scopes needed: {:?}", self.auth.scopes));
+        }
+        if !self.auth.tokens.is_empty() {
+            lines.push(format!("static tokens: {}", self.auth.tokens.keys().cloned().collect::<Vec<_>>().join(", ")));
+        }
+        for (grant, tools) in self.access.iter().flatten() {
+            lines.push(format!("access: {grant} -> {}", tools.join(", ")));
+        }
         lines.join("\n")
     }
 }
 
-impl HttpConfig {
-    /// The token its `"${VARIABLE}"` names, read now; a literal token is refused.
-    fn resolved_token(&self) -> anyhow::Result<Option<String>> {
-        let Some(written) = &self.token else { return Ok(None) };
-        let Some(variable) = written.strip_prefix("${").and_then(|rest| rest.strip_suffix('}')) else {
-            bail!(
-                "a secret is not written in the config: name its variable (\"${{TOOLHOST_TOKEN}}\") or use token_file"
-            );
-        };
-        let value = std::env::var(variable).with_context(|| format!("the variable {variable} is not set"))?;
-        if value.trim().is_empty() {
-            bail!("the variable {variable} is empty");
-        }
-        Ok(Some(value.trim().to_string()))
+/// The secret `"${VARIABLE}"` names, read now; a secret written out is refused.
+fn variable(written: &str) -> anyhow::Result<String> {
+    let Some(variable) = written.strip_prefix("${").and_then(|rest| rest.strip_suffix('}')) else {
+        bail!("a secret is not written in the config: name its variable (\"${{TOOLHOST_TOKEN}}\") or a file");
+    };
+    let value = std::env::var(variable).with_context(|| format!("the variable {variable} is not set"))?;
+    if value.trim().is_empty() {
+        bail!("the variable {variable} is empty");
     }
+    Ok(value.trim().to_string())
 }
 
 /// What `toolhost serve` was given on its command line and in its environment, which
@@ -218,6 +324,14 @@ impl Config {
         capacity.max_queued_calls = capacity.max_queued_calls.or(file.max_queued_calls);
         capacity.queue_timeout_ms = capacity.queue_timeout_ms.or(file.queue_timeout_ms);
         apply_http(self.http, http);
+    }
+
+    /// Hands `[auth]` and `[access]` to the HTTP settings (they have no flags).
+    pub(crate) fn apply_auth(&self, http: &mut crate::serve::HttpArgs) -> anyhow::Result<()> {
+        http.named_tokens = self.named_tokens()?;
+        http.oauth = self.oauth()?;
+        http.access = self.access()?.map(std::sync::Arc::new);
+        Ok(())
     }
 }
 

@@ -251,7 +251,9 @@ fn run(cli: Cli, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
                     audit: &mut audit,
                     rate_limits: &mut rate_limits,
                 };
-                config::Config::load(&file)?.apply(settings);
+                let config = config::Config::load(&file)?;
+                config.apply_auth(settings.http)?;
+                config.apply(settings);
             }
             serve(&plugins, watch, &capacity, &http, (&audit, &rate_limits))
         }

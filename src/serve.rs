@@ -10,8 +10,8 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::Args;
 use toolhost::HostBuilder;
-use toolhost::mcp::http::{HttpOptions, HttpServer};
-use toolhost::mcp::{AuditLog, RateLimits};
+use toolhost::mcp::http::{HttpOptions, HttpServer, OAuthOptions};
+use toolhost::mcp::{Access, AuditLog, RateLimits};
 
 /// How the server listens over HTTP, whom it lets in, how much it takes.
 #[derive(Args)]
@@ -67,6 +67,15 @@ pub(crate) struct HttpArgs {
     /// The token a config file names by its variable (see `config.rs`), read at load.
     #[arg(skip)]
     pub(crate) configured_token: Option<String>,
+    /// A config file's `[auth.tokens]`: more static tokens, by name.
+    #[arg(skip)]
+    pub(crate) named_tokens: std::collections::BTreeMap<String, String>,
+    /// A config file's `[auth]`: OAuth access tokens.
+    #[arg(skip)]
+    pub(crate) oauth: Option<OAuthOptions>,
+    /// A config file's `[access]`: the tools each caller may use.
+    #[arg(skip)]
+    pub(crate) access: Option<Arc<Access>>,
 }
 
 impl HttpArgs {
@@ -79,6 +88,9 @@ impl HttpArgs {
     fn options(&self, addr: SocketAddr) -> anyhow::Result<HttpOptions> {
         let mut options = HttpOptions::new(addr);
         options.token = self.token()?;
+        options.named_tokens.clone_from(&self.named_tokens);
+        options.oauth.clone_from(&self.oauth);
+        options.access.clone_from(&self.access);
         options.allow_unauthenticated = self.allow_unauthenticated;
         options.allowed_origins.clone_from(&self.allow_origin);
         options.allowed_hosts.clone_from(&self.allow_host);

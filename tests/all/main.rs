@@ -25,6 +25,7 @@ mod mcp;
 mod mcp_servers;
 mod network;
 mod nginx;
+mod oauth;
 mod oci;
 mod offers;
 mod prewarm;

@@ -1,5 +1,6 @@
-//! What an MCP request passes before rmcp sees it: the bearer token (compared in
-//! constant time; a wrong one learns nothing about the tools), the plugins having
+//! What an MCP request passes before rmcp sees it: its bearer token (a static one,
+//! or an OAuth access token: `auth.rs`; a wrong one learns nothing about the tools),
+//! its caller's request limit (else 429), the plugins having
 //! loaded, its body arriving in time and within the limit (else 408 or 413), and a
 //! turn among the requests handled at once (a bounded queue, then 503 with
 //! `Retry-After`). `/health` passes none of them. Once the server is stopping, every
@@ -15,12 +16,14 @@ use axum::middleware::Next;
 use axum::response::Response;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
+use super::auth::{Authorizer, Refusal};
 use super::{HttpOptions, Ready};
+use crate::mcp::Caller;
 
 /// The guards' state, shared by every connection.
 pub(super) struct Guards {
-    /// The digest of the token; digests are compared, in constant time.
-    token: Option<blake3::Hash>,
+    /// Who may send requests.
+    auth: Authorizer,
     ready: Ready,
     turns: Semaphore,
     max_concurrent: usize,
@@ -39,7 +42,7 @@ impl Guards {
     pub(super) fn new(options: &HttpOptions, ready: Ready) -> Guards {
         let max_concurrent = options.max_concurrent_requests.max(1);
         Guards {
-            token: options.token.as_deref().map(|token| blake3::hash(token.trim().as_bytes())),
+            auth: Authorizer::new(&options.all_tokens(), options.oauth.as_ref()),
             ready,
             turns: Semaphore::new(max_concurrent),
             max_concurrent,
@@ -53,12 +56,33 @@ impl Guards {
         }
     }
 
-    /// Whether the request carries the token (or none is needed).
-    fn admits(&self, request: &Request) -> bool {
-        let Some(token) = &self.token else { return true };
-        let given = request.headers().get(header::AUTHORIZATION).and_then(|value| value.to_str().ok());
-        let given = given.and_then(|value| value.strip_prefix("Bearer ")).map(str::trim);
-        given.is_some_and(|given| blake3::hash(given.as_bytes()) == *token)
+    /// Who sent the request (`anonymous` where no token is needed), or the refusal.
+    async fn caller(&self, headers: &axum::http::HeaderMap) -> Result<Caller, Response> {
+        if !self.auth.required() {
+            return Ok(Caller::new("anonymous"));
+        }
+        self.auth.admit(headers).await.map_err(|refused| {
+            let (status, why, retry) = match &refused {
+                Refusal::NoToken => (StatusCode::UNAUTHORIZED, "a bearer token is needed".to_string(), None),
+                Refusal::InvalidToken(why) => (StatusCode::UNAUTHORIZED, why.clone(), None),
+                Refusal::InsufficientScope(why) => (StatusCode::FORBIDDEN, why.clone(), None),
+                Refusal::KeysUnavailable => (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "the authorization server's keys cannot be fetched, so no token can be checked".to_string(),
+                    Some(5),
+                ),
+            };
+            let mut response = refusal(status, &why, retry);
+            if let Ok(challenge) = HeaderValue::from_str(&self.auth.challenge(&refused)) {
+                response.headers_mut().insert(header::WWW_AUTHENTICATE, challenge);
+            }
+            response
+        })
+    }
+
+    /// The Protected Resource Metadata (RFC 9728), when tokens are OAuth's.
+    pub(super) fn resource_metadata(&self, scopes_supported: Vec<String>) -> Option<String> {
+        Some(self.auth.metadata(scopes_supported)?.to_string())
     }
 
     /// A turn to be handled: at once if one is free, else after waiting in the queue
@@ -117,13 +141,11 @@ async fn guarded(guards: &Guards, mut request: Request, next: Next) -> Response 
     if !request.uri().path().starts_with("/mcp") {
         return next.run(request).await;
     }
-    if !guards.admits(&request) {
-        let mut response = refusal(StatusCode::UNAUTHORIZED, "a valid bearer token is needed", None);
-        response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"toolhost\""));
-        return response;
-    }
-    // Who was let in, for the rate limits and the audit log.
-    let caller = crate::mcp::Caller(if guards.token.is_some() { "token" } else { "anonymous" }.into());
+    // Who was let in, for the tools they may use, the rate limits and the audit log.
+    let caller = match guards.caller(request.headers()).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
     if let Some(wait) = guards.rate_limits.as_ref().and_then(|limits| limits.take_request(&caller).err()) {
         let seconds = u32::try_from(wait.as_secs() + 1).unwrap_or(u32::MAX);
         return refusal(StatusCode::TOO_MANY_REQUESTS, "too many requests: retry after the time given", Some(seconds));
@@ -155,6 +177,11 @@ pub(super) async fn health(guards: std::sync::Arc<Guards>) -> Response {
         Some(_) => json_response(StatusCode::OK, r#"{"status":"ready"}"#),
         None => json_response(StatusCode::SERVICE_UNAVAILABLE, r#"{"status":"loading"}"#),
     }
+}
+
+/// A JSON document, 200.
+pub(super) async fn document(body: std::sync::Arc<str>) -> Response {
+    json_response(StatusCode::OK, &body)
 }
 
 /// A refusal in a few words, with `Retry-After` when waiting can help.

@@ -17,9 +17,12 @@
 //! # }
 //! ```
 
+mod auth;
 mod guard;
 mod listener;
 
+pub use auth::OAuthOptions;
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -48,6 +51,17 @@ pub struct HttpOptions {
     /// `None` lets anyone in, which [`HttpServer::bind`] refuses on an address other
     /// than loopback unless `allow_unauthenticated` is set.
     pub token: Option<String>,
+    /// More static bearer tokens, by name (`name → token`): a request carrying one
+    /// is that name's, for [`HttpOptions::access`], the rate limits and the audit log
+    /// (the one of `token` is named `token`).
+    pub named_tokens: BTreeMap<String, String>,
+    /// OAuth 2.1 access tokens from an authorization server (MCP's authorization),
+    /// besides or instead of static tokens; the server then publishes its Protected
+    /// Resource Metadata.
+    pub oauth: Option<OAuthOptions>,
+    /// Which tools each caller may see and call (see [`crate::mcp::Access`]); all
+    /// tools for every caller let in when `None`.
+    pub access: Option<Arc<crate::mcp::Access>>,
     /// Serve a non-loopback address without a token all the same.
     pub allow_unauthenticated: bool,
     /// Host names (or `host:port`) a request's `Host` header may name, besides
@@ -95,6 +109,9 @@ impl HttpOptions {
         HttpOptions {
             addr,
             token: None,
+            named_tokens: BTreeMap::new(),
+            oauth: None,
+            access: None,
             allow_unauthenticated: false,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
@@ -113,6 +130,29 @@ impl HttpOptions {
     }
 }
 
+impl HttpOptions {
+    /// Every static token by name: the named ones, and `token` as `token`.
+    fn all_tokens(&self) -> BTreeMap<String, String> {
+        let mut tokens = self.named_tokens.clone();
+        if let Some(token) = &self.token {
+            tokens.insert("token".into(), token.clone());
+        }
+        tokens
+    }
+
+    /// Whether a request must carry a token at all.
+    fn authorizes(&self) -> bool {
+        self.token.is_some() || !self.named_tokens.is_empty() || self.oauth.is_some()
+    }
+
+    /// The checks [`HttpServer::bind`] makes before it listens: no empty token, no
+    /// address other than loopback open to anyone (unless `allow_unauthenticated`),
+    /// OAuth settings a token could pass, with an https issuer (http only on loopback).
+    pub fn check(&self) -> Result<(), ServeError> {
+        check_access(self)
+    }
+}
+
 /// An MCP server bound to its address, ready to serve.
 pub struct HttpServer {
     listener: TcpListener,
@@ -126,7 +166,7 @@ impl HttpServer {
     /// Binds `options.addr`. Refuses to serve an address other than loopback
     /// without a token (unless `allow_unauthenticated`), and an empty token.
     pub async fn bind(options: HttpOptions) -> Result<HttpServer, ServeError> {
-        check_access(&options)?;
+        options.check()?;
         crate::sys::raise_open_file_limit();
         let listener = TcpListener::bind(options.addr)
             .await
@@ -177,16 +217,29 @@ impl HttpServer {
 
 /// Refuses the settings that would expose tools to anyone.
 fn check_access(options: &HttpOptions) -> Result<(), ServeError> {
-    if options.token.as_deref().is_some_and(|token| token.trim().is_empty()) {
-        return Err(ServeError("the token is empty: give a token of some length, or none".into()));
+    if let Some((name, _)) = options.all_tokens().iter().find(|(_, token)| token.trim().is_empty()) {
+        return Err(ServeError(format!("the token '{name}' is empty: give a token of some length, or none")));
     }
-    if options.token.is_none() && !options.addr.ip().is_loopback() && !options.allow_unauthenticated {
+    if let Some(oauth) = &options.oauth {
+        check_oauth(oauth)?;
+    }
+    if !options.authorizes() && !options.addr.ip().is_loopback() && !options.allow_unauthenticated {
         return Err(ServeError(format!(
             "refusing to serve {} without a token: anyone who can reach it could run the tools. Set one with \
              --token-file FILE or TOOLHOST_TOKEN (clients send `Authorization: Bearer <token>`), serve a loopback \
              address, or pass --allow-unauthenticated if something in front of it checks access",
             options.addr
         )));
+    }
+    Ok(())
+}
+
+/// Refuses OAuth settings no token could pass, or that would fetch keys in the clear.
+fn check_oauth(oauth: &OAuthOptions) -> Result<(), ServeError> {
+    auth::metadata_url(&oauth.resource).map_err(|e| ServeError(format!("OAuth: {e}")))?;
+    auth::check_issuer_url("issuer", &oauth.issuer).map_err(|e| ServeError(format!("OAuth: {e}")))?;
+    if let Some(jwks_uri) = &oauth.jwks_uri {
+        auth::check_issuer_url("jwks_uri", jwks_uri).map_err(|e| ServeError(format!("OAuth: {e}")))?;
     }
     Ok(())
 }
@@ -225,8 +278,8 @@ fn router(
         {
             let ready = ready.clone();
             let handler = OnceLock::new();
-            let (tasks_after, audit, limits) =
-                (options.tasks_after, options.audit.clone(), options.rate_limits.clone());
+            let (tasks_after, audit, limits, access) =
+                (options.tasks_after, options.audit.clone(), options.rate_limits.clone(), options.access.clone());
             move || {
                 let host = ready.get().ok_or_else(|| std::io::Error::other("the plugins are still loading"))?;
                 let server = handler.get_or_init(|| {
@@ -234,6 +287,7 @@ fn router(
                         .with_tasks_after(tasks_after)
                         .with_audit(audit.clone())
                         .with_rate_limits(limits.clone())
+                        .with_access(access.clone())
                 });
                 Ok(server.for_session())
             }
@@ -242,10 +296,31 @@ fn router(
         rmcp_config(options, stopped),
     );
     let health = guards.clone();
-    Router::new()
+    let metadata = guards.resource_metadata(scopes_supported(options));
+    let mut router = Router::new();
+    if let Some(metadata) = metadata {
+        let metadata: Arc<str> = metadata.into();
+        let (root, below) = (metadata.clone(), metadata);
+        router = router
+            .route("/.well-known/oauth-protected-resource", get(move || guard::document(root.clone())))
+            .route("/.well-known/oauth-protected-resource/{*path}", get(move || guard::document(below.clone())));
+    }
+    router
         .route("/health", get(move || guard::health(health.clone())))
         .nest_service("/mcp", mcp)
         .layer(axum::middleware::from_fn(move |request, next| guard::check(guards.clone(), request, next)))
+}
+
+/// The scopes the metadata lists: those every request needs, and those that grant
+/// tools (the grants that are no static token's name).
+fn scopes_supported(options: &HttpOptions) -> Vec<String> {
+    let needed = options.oauth.iter().flat_map(|oauth| oauth.scopes.iter().cloned());
+    let tokens = options.all_tokens();
+    let granting = options.access.iter().flat_map(|access| access.grant_names().map(String::from).collect::<Vec<_>>());
+    let mut scopes: Vec<String> = needed.chain(granting.filter(|grant| !tokens.contains_key(grant))).collect();
+    scopes.sort();
+    scopes.dedup();
+    scopes
 }
 
 /// rmcp's own checks: Host and Origin (loopback unless more are allowed), the body
