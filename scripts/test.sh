@@ -37,6 +37,8 @@ source scripts/need-package.sh
 need_package /usr/sbin/nginx nginx-light "the load-balancer test" nginx
 need_package /usr/bin/docker-registry docker-registry "the registry tests" docker-registry
 need_package /usr/bin/htpasswd apache2-utils "the registry tests"
+# The metrics test (tests/all/metrics.rs) scrapes the server with Debian's Prometheus.
+need_package /usr/bin/prometheus prometheus "the metrics test" prometheus
 # One build of the library, the command, the Python package's native module, the
 # tests, the benchmarks and the examples (scripts/host-build-env.sh: the benchmarks and
 # examples are compiled so that they cannot rot, and linted; timings belong to `cargo

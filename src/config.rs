@@ -31,6 +31,12 @@
 //! [access]                     # a scope or a token's name = the tools it opens
 //! "tools:math" = ["evaluate", "gcd"]
 //! ci = ["*"]
+//!
+//! [metrics]                    # Prometheus, on an address of its own
+//! address = "0.0.0.0:9464"
+//!
+//! [tracing]                    # a span per call, over OTLP
+//! otlp_endpoint = "http://collector:4318"
 //! ```
 
 use std::net::SocketAddr;
@@ -61,9 +67,27 @@ pub(crate) struct Config {
     pub(crate) rate_limits: RateLimitConfig,
     #[serde(default)]
     pub(crate) auth: AuthConfig,
+    #[serde(default)]
+    pub(crate) metrics: MetricsConfig,
+    #[serde(default)]
+    pub(crate) tracing: TracingConfig,
     /// `[access]`: a scope or a static token's name = the tools (names or patterns) it opens.
     #[serde(default)]
     pub(crate) access: Option<std::collections::BTreeMap<String, Vec<String>>>,
+}
+
+/// `[metrics]`: Prometheus metrics, on an address of their own.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MetricsConfig {
+    pub(crate) address: Option<SocketAddr>,
+}
+
+/// `[tracing]`: OpenTelemetry spans, exported over OTLP.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TracingConfig {
+    pub(crate) otlp_endpoint: Option<String>,
 }
 
 /// `[auth]`: OAuth access tokens from an issuer, and static tokens by name.
@@ -252,6 +276,12 @@ impl Config {
             }
             None => lines.push("http: off (stdio)".to_string()),
         }
+        if let Some(address) = self.metrics.address {
+            lines.push(format!("metrics: http://{address}/metrics"));
+        }
+        if let Some(endpoint) = &self.tracing.otlp_endpoint {
+            lines.push(format!("spans: OTLP to {endpoint}"));
+        }
         let limits = &self.rate_limits;
         if limits.calls_per_minute.is_some() || limits.requests_per_minute.is_some() || !limits.tools.is_empty() {
             let per = |n: Option<u32>| n.map_or("no limit".to_string(), |n| format!("{n} a minute"));
@@ -314,6 +344,7 @@ impl Config {
         rate_limits.tool_calls_per_minute = self.rate_limits.tools;
         audit.audit_log = audit.audit_log.take().or(self.audit.file);
         audit.audit_arguments = audit.audit_arguments || self.audit.arguments.unwrap_or(false);
+        audit.otlp_endpoint = audit.otlp_endpoint.take().or(self.tracing.otlp_endpoint);
         if let (false, Some(folder)) = (plugins_given, self.plugins) {
             plugins.plugins = folder;
         }
@@ -323,6 +354,7 @@ impl Config {
         capacity.max_concurrent_calls = capacity.max_concurrent_calls.or(file.max_concurrent_calls);
         capacity.max_queued_calls = capacity.max_queued_calls.or(file.max_queued_calls);
         capacity.queue_timeout_ms = capacity.queue_timeout_ms.or(file.queue_timeout_ms);
+        http.metrics_addr = http.metrics_addr.or(self.metrics.address);
         apply_http(self.http, http);
     }
 

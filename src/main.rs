@@ -6,6 +6,7 @@ mod config;
 mod oci;
 mod replay;
 mod serve;
+mod telemetry;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -326,9 +327,10 @@ fn serve(
     (audit, rate_limits): (&serve::AuditArgs, &serve::RateLimitArgs),
 ) -> anyhow::Result<ExitCode> {
     let configure = |builder: HostBuilder| builder.watch(watch).capacity(capacity.capacity());
+    let telemetry = telemetry::start(audit.otlp_endpoint.as_deref())?;
     let (audit, limits) = (audit.open()?, rate_limits.limits());
     if let Some(addr) = http.address() {
-        serve::serve_http(http, addr, configure(plugins.builder()), audit, limits)?;
+        serve::serve_http(http, addr, configure(plugins.builder()), (audit, limits), telemetry.tracing())?;
         return Ok(ExitCode::SUCCESS);
     }
     let host = load_with(plugins, configure)?;
@@ -336,7 +338,10 @@ fn serve(
     // a request is never handed between threads (see BENCHMARKS.md).
     let runtime =
         tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
-    let server = toolhost::mcp::McpServer::new(host).with_audit(audit).with_rate_limits(limits);
+    let server = toolhost::mcp::McpServer::new(host)
+        .with_audit(audit)
+        .with_rate_limits(limits)
+        .with_tracing(telemetry.tracing());
     runtime.block_on(server.serve_stdio())?;
     Ok(ExitCode::SUCCESS)
 }

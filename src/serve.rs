@@ -64,6 +64,10 @@ pub(crate) struct HttpArgs {
     /// Never answer a call with a task.
     #[arg(long)]
     pub(crate) no_tasks: bool,
+    /// Serve Prometheus metrics at http://ADDR/metrics (e.g. 0.0.0.0:9464), without
+    /// the token: keep it internal, as it names the tools.
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) metrics_addr: Option<SocketAddr>,
     /// The token a config file names by its variable (see `config.rs`), read at load.
     #[arg(skip)]
     pub(crate) configured_token: Option<String>,
@@ -91,6 +95,7 @@ impl HttpArgs {
         options.named_tokens.clone_from(&self.named_tokens);
         options.oauth.clone_from(&self.oauth);
         options.access.clone_from(&self.access);
+        options.metrics_addr = self.metrics_addr;
         options.allow_unauthenticated = self.allow_unauthenticated;
         options.allowed_origins.clone_from(&self.allow_origin);
         options.allowed_hosts.clone_from(&self.allow_host);
@@ -137,6 +142,10 @@ pub(crate) struct AuditArgs {
     /// Also record each call's arguments (values of fields named like secrets redacted).
     #[arg(long)]
     pub(crate) audit_arguments: bool,
+    /// Export an OpenTelemetry span per tool call to this OTLP collector (HTTP, e.g.
+    /// http://collector:4318); OTEL_EXPORTER_OTLP_ENDPOINT works too.
+    #[arg(long, value_name = "URL")]
+    pub(crate) otlp_endpoint: Option<String>,
 }
 
 impl AuditArgs {
@@ -197,16 +206,20 @@ pub(crate) fn serve_http(
     http: &HttpArgs,
     addr: SocketAddr,
     builder: HostBuilder,
-    audit: Option<Arc<AuditLog>>,
-    rate_limits: Option<Arc<RateLimits>>,
+    (audit, rate_limits): (Option<Arc<AuditLog>>, Option<Arc<RateLimits>>),
+    tracing: bool,
 ) -> anyhow::Result<()> {
     let mut options = http.options(addr)?;
     options.audit = audit;
     options.rate_limits = rate_limits;
+    options.tracing = tracing;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
         let server = HttpServer::bind(options).await?;
         eprintln!("toolhost: serving MCP at http://{}/mcp (loading the plugins)", server.local_addr()?);
+        if let Some(addr) = server.metrics_addr()? {
+            eprintln!("toolhost: serving metrics at http://{addr}/metrics");
+        }
         let host = async move {
             let loading = tokio::task::spawn_blocking(move || builder.build()).await;
             let host = loading.map_err(|e| toolhost::LoadError::Engine(format!("loading stopped: {e}")))??;

@@ -24,6 +24,8 @@ pub(crate) struct Server {
     child: Process,
     /// Where it listens.
     pub(crate) port: u16,
+    /// Where it serves metrics, when asked to (`--metrics-addr`).
+    pub(crate) metrics_port: Option<u16>,
 }
 
 impl Server {
@@ -55,17 +57,20 @@ impl Server {
         )
         .expect("toolhost serve starts");
         let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-        let mut line = String::new();
-        stderr.read_line(&mut line).expect("the server says where it listens");
-        let port = line
-            .split("http://127.0.0.1:")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
-            .and_then(|port| port.parse().ok())
-            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        let mut read_port = || {
+            let mut line = String::new();
+            stderr.read_line(&mut line).expect("the server says where it listens");
+            line.split("http://127.0.0.1:")
+                .nth(1)
+                .and_then(|rest| rest.split('/').next())
+                .and_then(|port| port.parse().ok())
+                .unwrap_or_else(|| panic!("no address in {line:?}"))
+        };
+        let port = read_port();
+        let metrics_port = options.contains(&"--metrics-addr").then(&mut read_port);
         // Keep reading what it says, so that it never blocks on a full pipe.
         std::thread::spawn(move || for _ in stderr.lines() {});
-        Server { child, port }
+        Server { child, port, metrics_port }
     }
 
     /// Waits (a bounded while) until `/health` says the plugins are loaded.

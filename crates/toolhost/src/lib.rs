@@ -65,7 +65,7 @@ mod tool;
 
 pub use error::{LoadError, ToolError};
 pub use extract::{Dialect, ExtractedCall, Extraction};
-pub use host::{CallOutcome, Host, HostBuilder, RepairedCall};
+pub use host::{CallOutcome, Host, HostBuilder, HostStats, RepairedCall};
 pub use invoke::PrewarmState;
 pub use load::{ComponentReport, LoadReport, Provenance};
 pub use resolve::{Registry, Resolved, ToolsetError};

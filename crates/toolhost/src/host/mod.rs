@@ -147,6 +147,12 @@ impl CallOutcome {
         CallOutcome { tool: Some(resolved.name), repaired_from: resolved.repaired_from, repairs, result, content }
     }
 
+    /// How the call ended, in a word: `ok`, or its error's kind (`unknown_tool`,
+    /// `invalid_value`, `tool_failed`, `timed_out`, …; see [`ToolError::kind`]).
+    pub fn kind(&self) -> &'static str {
+        self.result.as_ref().map_or_else(ToolError::kind, |_| "ok")
+    }
+
     /// The call's result as `format`'s tool-result message carries it (see
     /// [`ToolFormat::tool_result`]); a failed call's corrective message as text.
     pub fn tool_result(&self, format: ToolFormat) -> Value {
@@ -155,6 +161,27 @@ impl CallOutcome {
             Err(error) => format.tool_result(&Value::Null, &[Content::text(error.to_string())]),
         }
     }
+}
+
+/// What a host holds and does at one moment (see [`Host::stats`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct HostStats {
+    /// Components loaded.
+    pub components: usize,
+    /// MCP servers served as plugins.
+    pub mcp_servers: usize,
+    /// Active tools (of this host's toolset, if it is one).
+    pub tools: usize,
+    /// Calls running (holding one of the host's call slots).
+    pub running_calls: usize,
+    /// Calls waiting for a slot.
+    pub queued_calls: usize,
+    /// Instances made ahead of their calls and not yet taken.
+    pub ready_instances: usize,
+    /// Times the MCP server plugins now served were started again after their first
+    /// start (a server that exited or whose connection broke).
+    pub mcp_server_restarts: u64,
 }
 
 impl Host {
@@ -276,6 +303,22 @@ impl Host {
     /// memory they hold (see [`HostBuilder::prewarm`]).
     pub fn prewarmed(&self) -> PrewarmState {
         self.core.warmer.state()
+    }
+
+    /// What the host holds and does now, for metrics: components, tools, calls
+    /// running and waiting, instances ready, MCP server plugin restarts.
+    pub fn stats(&self) -> HostStats {
+        let snapshot = self.core.current.load();
+        let admission = self.core.runtime.admission();
+        HostStats {
+            components: snapshot.components.len(),
+            mcp_servers: snapshot.servers.len(),
+            tools: self.registry_in(&snapshot).specs().count(),
+            running_calls: admission.running(),
+            queued_calls: admission.queued(),
+            ready_instances: self.core.warmer.state().instances,
+            mcp_server_restarts: snapshot.servers.iter().map(servers::ServedServer::restarts).sum(),
+        }
     }
 
     /// What the last load or reload did: components loaded (compiled or cached) and warnings.

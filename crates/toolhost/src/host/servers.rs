@@ -46,6 +46,11 @@ impl ServedServer {
     pub(super) async fn ask(&self, asked: Asked) -> Result<serde_json::Value, String> {
         imp::ask(&self.inner, asked).await
     }
+
+    /// How many times it was started again after its first start.
+    pub(super) fn restarts(&self) -> u64 {
+        imp::restarts(&self.inner)
+    }
 }
 
 #[cfg(feature = "mcp-servers")]
@@ -138,6 +143,10 @@ mod imp {
 
     pub(super) async fn ask(inner: &Inner, asked: Asked) -> Result<Value, String> {
         inner.server.ask(asked).await
+    }
+
+    pub(super) fn restarts(inner: &Inner) -> u64 {
+        inner.server.restarts()
     }
 
     /// A server's tool with its arguments bound, ready to send.
@@ -236,6 +245,10 @@ mod imp {
     }
 
     pub(super) async fn ask(inner: &Inner, _asked: crate::tool::Asked) -> Result<serde_json::Value, String> {
+        match *inner {}
+    }
+
+    pub(super) fn restarts(inner: &Inner) -> u64 {
         match *inner {}
     }
 }

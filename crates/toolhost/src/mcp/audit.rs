@@ -66,7 +66,7 @@ impl AuditLog {
             "name": name,
             "tool": outcome.tool,
             "repaired_from": outcome.repaired_from,
-            "outcome": outcome.result.as_ref().map_or_else(|error| error.kind(), |_| "ok"),
+            "outcome": outcome.kind(),
             "duration_ms": took.as_secs_f64() * 1000.0,
             "bytes_in": crate::tool::json_len(arguments),
             "bytes_out": bytes_out(outcome),

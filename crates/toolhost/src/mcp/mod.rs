@@ -33,10 +33,12 @@ mod audit;
 #[cfg(feature = "http")]
 pub mod http;
 mod limits;
+mod metrics;
 mod notify;
 mod offers;
 mod rounds;
 mod tasks;
+mod trace;
 mod transport;
 
 use crate::error::ToolError;
@@ -46,6 +48,7 @@ use access::CallerTools;
 pub use access::{Access, Caller};
 pub use audit::AuditLog;
 pub use limits::RateLimits;
+pub use metrics::Metrics;
 use rounds::{Round, Rounds};
 use tasks::Tasks;
 use transport::LineTransport;
@@ -98,6 +101,10 @@ pub struct McpServer {
     limits: Option<Arc<RateLimits>>,
     /// Which tools each caller may see and call, if not all.
     access: Option<Arc<CallerTools>>,
+    /// Where each call is counted, if anywhere.
+    metrics: Option<Arc<Metrics>>,
+    /// Whether each call is an OpenTelemetry span.
+    tracing: bool,
 }
 
 impl McpServer {
@@ -120,6 +127,8 @@ impl McpServer {
             audit: None,
             limits: None,
             access: None,
+            metrics: None,
+            tracing: false,
         }
     }
 
@@ -159,6 +168,24 @@ impl McpServer {
     #[must_use]
     pub fn with_rate_limits(self, limits: Option<Arc<RateLimits>>) -> McpServer {
         McpServer { limits, ..self }
+    }
+
+    /// The same handler, counting every call in `metrics` (and reading this host's
+    /// state at each scrape: see [`Metrics::watch`]).
+    #[must_use]
+    pub fn with_metrics(self, metrics: Option<Arc<Metrics>>) -> McpServer {
+        if let Some(metrics) = &metrics {
+            metrics.watch(&self.host);
+        }
+        McpServer { metrics, ..self }
+    }
+
+    /// The same handler, making each call an OpenTelemetry span (`execute_tool
+    /// {tool}`, with GenAI attributes), a child of the trace the request carries, on
+    /// the tracer provider and propagator installed with `opentelemetry::global`.
+    #[must_use]
+    pub fn with_tracing(self, tracing: bool) -> McpServer {
+        McpServer { tracing, ..self }
     }
 
     /// The same handler, where each caller sees and calls only the tools `access`
@@ -375,7 +402,7 @@ impl ServerHandler for McpServer {
         // rmcp cancels `ct` on the client's `notifications/cancelled` for this request
         // and when the session ends; the call then stops, and rmcp sends no answer.
         let (observer, notices) = notify::observe(context.peer.clone(), progress_token, self.level.clone());
-        let call = self.call(caller(&context));
+        let call = self.call(caller(&context), self.trace_parent(&context));
         let outcome = call.run(&request.name, arguments, observer, context.ct.cancelled()).await;
         // Every notice before the answer (the observer went with the call).
         let _ = notices.await;
@@ -423,9 +450,9 @@ impl McpServer {
         let (observer, running, events, cancel) = Rounds::start(reports, context.client_capabilities().as_ref());
         let (server, name) = (self.clone(), request.name.to_string());
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let caller = caller(context);
+        let (caller, parent) = (caller(context), self.trace_parent(context));
         tokio::spawn(async move {
-            let call = server.call(caller);
+            let call = server.call(caller, parent);
             let outcome = call.run(&name, arguments, observer, async move { cancel.notified().await }).await;
             let _ = notices.await;
             let _ = events.send(rounds::Event::Done(outcome));
@@ -433,10 +460,16 @@ impl McpServer {
         running
     }
 
-    /// A call by `caller` on this handler's host (the tools it may use), limits and
-    /// audit log.
-    fn call(&self, caller: Caller) -> Call<'_> {
-        Call { host: self.host_for(&caller), audit: self.audit.as_deref(), limits: self.limits.as_deref(), caller }
+    /// A call by `caller` on this handler's host (the tools it may use), limits,
+    /// audit log and metrics, a span in `parent`'s trace when calls are spans.
+    fn call(&self, caller: Caller, parent: Option<opentelemetry::Context>) -> Call<'_> {
+        let (audit, limits, metrics) = (self.audit.as_deref(), self.limits.as_deref(), self.metrics.as_deref());
+        Call { host: self.host_for(&caller), audit, limits, metrics, caller, parent }
+    }
+
+    /// The trace a call joins, when calls are spans.
+    fn trace_parent(&self, context: &RequestContext<RoleServer>) -> Option<opentelemetry::Context> {
+        self.tracing.then(|| trace::parent(context))
     }
 
     /// A call's outcome as MCP's tool result: the value's text and content blocks
@@ -463,12 +496,16 @@ impl McpServer {
 }
 
 /// One tool call as the face makes it: on the tools this caller may use, within its
-/// rate limits (if any), recorded in the audit log (if any) as its.
+/// rate limits (if any), recorded in the audit log (if any) as its, counted in the
+/// metrics (if any), a span (when calls are spans).
 struct Call<'a> {
     host: Host,
     audit: Option<&'a AuditLog>,
     limits: Option<&'a RateLimits>,
+    metrics: Option<&'a Metrics>,
     caller: Caller,
+    /// The trace its span joins, when calls are spans.
+    parent: Option<opentelemetry::Context>,
 }
 
 impl Call<'_> {
@@ -482,13 +519,21 @@ impl Call<'_> {
         cancelled: impl Future<Output = ()>,
     ) -> CallOutcome {
         let started = Instant::now();
+        let span = self.parent.as_ref().map(|parent| trace::start(name, &self.caller, parent));
         let recorded = self.audit.map(|audit| (audit, arguments.clone()));
         let outcome = match self.refused(name) {
             Some(refused) => refused,
             None => self.host.dispatch_observed(name, arguments, observer, cancelled).await,
         };
+        let took = started.elapsed();
         if let Some((audit, arguments)) = recorded {
-            audit.record(&self.caller, name, &arguments, &outcome, started.elapsed());
+            audit.record(&self.caller, name, &arguments, &outcome, took);
+        }
+        if let Some(metrics) = self.metrics {
+            metrics.record(&outcome, took);
+        }
+        if let Some(span) = span {
+            trace::end(span, &outcome);
         }
         outcome
     }

@@ -17,6 +17,7 @@ mod outcome;
 
 use std::collections::VecDeque;
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
@@ -97,6 +98,8 @@ pub(crate) struct RemoteServer {
     on_change: OnceLock<Box<dyn Fn() + Send + Sync>>,
     /// Whether it declared resources, and prompts, when it last started.
     declared: Mutex<(bool, bool)>,
+    /// Starts after the first one that succeeded (it exited, or its connection broke).
+    restarts: AtomicU64,
 }
 
 /// The connection, and when it was last (re)made.
@@ -108,6 +111,8 @@ struct Link {
     /// Starts that failed in a row, and why the last one did.
     failures: u32,
     last_error: String,
+    /// Whether a start has succeeded before.
+    started_once: bool,
 }
 
 /// Why there is no connection to use.
@@ -130,6 +135,7 @@ impl RemoteServer {
             warnings: Mutex::new(Vec::new()),
             on_change: OnceLock::new(),
             declared: Mutex::new((false, false)),
+            restarts: AtomicU64::new(0),
         });
         let started = server.clone();
         let outcome = server.runtime.run(async move {
@@ -273,6 +279,9 @@ impl RemoteServer {
         match connected {
             Ok((client, listed)) => {
                 link.failures = 0;
+                if std::mem::replace(&mut link.started_once, true) {
+                    self.restarts.fetch_add(1, Ordering::Relaxed);
+                }
                 if let Some(info) = client.peer_info() {
                     let capabilities = &info.capabilities;
                     *lock(&self.declared) = (capabilities.resources.is_some(), capabilities.prompts.is_some());
@@ -288,6 +297,11 @@ impl RemoteServer {
                 Err(Down::CannotStart(why))
             }
         }
+    }
+
+    /// How many times it was started again after its first start.
+    pub(crate) fn restarts(&self) -> u64 {
+        self.restarts.load(Ordering::Relaxed)
     }
 
     /// Lists the tools again (after the server said they changed) and tells the host.

@@ -132,6 +132,11 @@ impl Admission {
         }
     }
 
+    /// Calls waiting for a turn now.
+    pub(crate) fn queued(&self) -> usize {
+        self.waiting.load(Ordering::SeqCst)
+    }
+
     /// Calls running now (holding a turn).
     pub(crate) fn running(&self) -> usize {
         self.capacity.max_concurrent_calls - self.slots.available_permits()

@@ -3,7 +3,8 @@
 //! older ones (2025-06-18, 2025-11-25) — and `/health` for load balancers, behind
 //! the guards in `guard.rs` (a bearer token, a bounded queue of requests) and rmcp's
 //! own (Host and Origin checks, a request-body limit), on the connections of
-//! `listener.rs` (header, body and write timeouts; a graceful shutdown).
+//! `listener.rs` (header, body and write timeouts; a graceful shutdown); and, on an
+//! address of its own, Prometheus metrics at `/metrics`.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -35,7 +36,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use super::{McpServer, ServeError};
+use super::{McpServer, Metrics, ServeError};
 use crate::error::LoadError;
 use crate::host::Host;
 use guard::Guards;
@@ -100,6 +101,12 @@ pub struct HttpOptions {
     /// Calls and requests each caller may make a minute (see
     /// [`crate::mcp::RateLimits`]); no limit by default.
     pub rate_limits: Option<Arc<crate::mcp::RateLimits>>,
+    /// Where to serve Prometheus metrics (`GET /metrics`, see [`crate::mcp::Metrics`]),
+    /// apart from the MCP endpoint and without its token: keep it internal, as it
+    /// names the tools. None by default.
+    pub metrics_addr: Option<SocketAddr>,
+    /// Make each call an OpenTelemetry span (see [`McpServer::with_tracing`]).
+    pub tracing: bool,
 }
 
 impl HttpOptions {
@@ -126,6 +133,8 @@ impl HttpOptions {
             tasks_after: Some(super::tasks::DEFAULT_PATIENCE),
             audit: None,
             rate_limits: None,
+            metrics_addr: None,
+            tracing: false,
         }
     }
 }
@@ -156,6 +165,7 @@ impl HttpOptions {
 /// An MCP server bound to its address, ready to serve.
 pub struct HttpServer {
     listener: TcpListener,
+    metrics_listener: Option<TcpListener>,
     options: HttpOptions,
 }
 
@@ -168,15 +178,23 @@ impl HttpServer {
     pub async fn bind(options: HttpOptions) -> Result<HttpServer, ServeError> {
         options.check()?;
         crate::sys::raise_open_file_limit();
-        let listener = TcpListener::bind(options.addr)
-            .await
-            .map_err(|e| ServeError(format!("cannot listen on {}: {e}", options.addr)))?;
-        Ok(HttpServer { listener, options })
+        let listener = listen(options.addr).await?;
+        let metrics_listener = match options.metrics_addr {
+            Some(addr) => Some(listen(addr).await?),
+            None => None,
+        };
+        Ok(HttpServer { listener, metrics_listener, options })
     }
 
     /// The address it listens on (with the port the system chose, for port 0).
     pub fn local_addr(&self) -> Result<SocketAddr, ServeError> {
         self.listener.local_addr().map_err(|e| ServeError(format!("cannot read the listening address: {e}")))
+    }
+
+    /// The address it serves metrics on, if it does.
+    pub fn metrics_addr(&self) -> Result<Option<SocketAddr>, ServeError> {
+        let Some(listener) = &self.metrics_listener else { return Ok(None) };
+        listener.local_addr().map(Some).map_err(|e| ServeError(format!("cannot read the metrics address: {e}")))
     }
 
     /// Serves until `shutdown` resolves, then drains (see [`HttpOptions::drain`]),
@@ -189,11 +207,12 @@ impl HttpServer {
         shutdown: impl Future<Output = ()>,
     ) -> Result<(), ServeError> {
         let ready: Ready = Arc::new(OnceLock::new());
-        let loading = tokio::spawn(load_into(host, ready.clone()));
-        let sessions = Arc::new(LocalSessionManager::default());
         let stopped = CancellationToken::new();
+        let metrics = self.metrics_listener.map(|listener| serve_metrics(listener, stopped.clone()));
+        let loading = tokio::spawn(load_into(host, ready.clone(), metrics.clone()));
+        let sessions = Arc::new(LocalSessionManager::default());
         let guards = Arc::new(Guards::new(&self.options, ready.clone()));
-        let app = router(&self.options, ready, guards.clone(), sessions.clone(), stopped.clone());
+        let app = router(&self.options, metrics, ready, guards.clone(), sessions.clone(), stopped.clone());
         let connections = listener::Connections::new(&self.options);
         // Accepting stops, and the socket closes: new connections are refused at once,
         // so a load balancer sends them to another replica.
@@ -244,10 +263,38 @@ fn check_oauth(oauth: &OAuthOptions) -> Result<(), ServeError> {
     Ok(())
 }
 
-/// Waits for the host to load, then makes it the one requests are served by.
-async fn load_into(host: impl Future<Output = Result<Host, LoadError>>, ready: Ready) {
+/// Binds `addr`.
+async fn listen(addr: SocketAddr) -> Result<TcpListener, ServeError> {
+    TcpListener::bind(addr).await.map_err(|e| ServeError(format!("cannot listen on {addr}: {e}")))
+}
+
+/// Serves `GET /metrics` on `listener` until `stopped`; returns the metrics it serves.
+fn serve_metrics(listener: TcpListener, stopped: CancellationToken) -> Arc<Metrics> {
+    let metrics = Arc::new(Metrics::new());
+    let scraped = metrics.clone();
+    let app = Router::new().route(
+        "/metrics",
+        get(move || {
+            let text = scraped.encode();
+            async move { ([(axum::http::header::CONTENT_TYPE, Metrics::CONTENT_TYPE)], text) }
+        }),
+    );
+    tokio::spawn(async move {
+        if let Err(error) = axum::serve(listener, app).with_graceful_shutdown(stopped.cancelled_owned()).await {
+            tracing::error!("the metrics endpoint stopped: {error}");
+        }
+    });
+    metrics
+}
+
+/// Waits for the host to load, then makes it the one requests are served by (and
+/// the metrics read).
+async fn load_into(host: impl Future<Output = Result<Host, LoadError>>, ready: Ready, metrics: Option<Arc<Metrics>>) {
     match host.await {
         Ok(host) => {
+            if let Some(metrics) = &metrics {
+                metrics.watch(&host);
+            }
             let _ = ready.set(host);
             tracing::info!("plugins loaded; serving MCP over HTTP");
         }
@@ -269,6 +316,7 @@ async fn end_sessions(sessions: &LocalSessionManager) {
 /// `/health`, and `/mcp` behind the guards.
 fn router(
     options: &HttpOptions,
+    metrics: Option<Arc<Metrics>>,
     ready: Ready,
     guards: Arc<Guards>,
     sessions: Arc<LocalSessionManager>,
@@ -278,8 +326,13 @@ fn router(
         {
             let ready = ready.clone();
             let handler = OnceLock::new();
-            let (tasks_after, audit, limits, access) =
-                (options.tasks_after, options.audit.clone(), options.rate_limits.clone(), options.access.clone());
+            let (tasks_after, audit, limits, access, tracing) = (
+                options.tasks_after,
+                options.audit.clone(),
+                options.rate_limits.clone(),
+                options.access.clone(),
+                options.tracing,
+            );
             move || {
                 let host = ready.get().ok_or_else(|| std::io::Error::other("the plugins are still loading"))?;
                 let server = handler.get_or_init(|| {
@@ -288,6 +341,8 @@ fn router(
                         .with_audit(audit.clone())
                         .with_rate_limits(limits.clone())
                         .with_access(access.clone())
+                        .with_metrics(metrics.clone())
+                        .with_tracing(tracing)
                 });
                 Ok(server.for_session())
             }
