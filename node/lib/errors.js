@@ -5,7 +5,7 @@
 // camelCase property for each fact of the library's ToolError::to_json (`name`, the
 // name the model sent, and `message`, a tool's own, would shadow Error's own).
 const FACTS = {
-  kind: 'kind', tool: 'tool', name: 'calledName', suggestion: 'suggestion', available_tools: 'availableTools',
+  kind: 'kind', tool: 'tool', name: 'calledName', suggestion: 'suggestion', available_tools: 'availableTools', nearest_tools: 'nearestTools',
   candidates: 'candidates', expected_parameters: 'expectedParameters', problem: 'problem', path: 'path',
   expected: 'expected', got: 'got', message: 'toolMessage', reason: 'reason', denied: 'denied',
   limit_ms: 'limitMs', limit_bytes: 'limitBytes', running: 'running', queued: 'queued', waited_ms: 'waitedMs',

@@ -65,6 +65,8 @@ export class ToolExecutionError extends Error {
   calledName: string | null;
   suggestion: string | null;
   availableTools: string[] | null;
+  /** The tools nearest to the name sent, best first (at most 10). */
+  nearestTools: string[] | null;
   candidates: string[] | null;
   expectedParameters: { [parameter: string]: string[] } | null;
   problem: string | null;

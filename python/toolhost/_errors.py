@@ -7,7 +7,7 @@ __all__ = ["ToolExecutionError", "LoadError", "ToolsetError", "RegistryError"]
 
 # The facts a failure may carry (ToolError::to_json's keys besides "error").
 _FACTS = frozenset(
-    ("kind tool name suggestion available_tools candidates expected_parameters problem path expected got "
+    ("kind tool name suggestion available_tools nearest_tools candidates expected_parameters problem path expected got "
      "message reason denied limit_ms limit_bytes running queued waited_ms server retry per_minute "
      "retry_after_ms").split()
 )
@@ -19,7 +19,7 @@ class ToolExecutionError(Exception):
     The attributes carry the same facts for programs: ``kind`` (a short stable name such
     as ``"unknown_tool"``, ``"invalid_value"``, ``"crashed"``, ``"timed_out"``), ``tool``
     (the tool that was called, when the name resolved), and, where the failure has them,
-    ``name``, ``suggestion``, ``available_tools``, ``candidates``, ``expected_parameters``,
+    ``name``, ``suggestion``, ``available_tools``, ``nearest_tools``, ``candidates``, ``expected_parameters``,
     ``problem``, ``path``, ``expected``, ``got``, ``message``, ``reason``, ``denied``,
     ``limit_ms``, ``limit_bytes``, ``running``, ``queued``, ``waited_ms``, ``server``,
     ``retry``, ``per_minute`` and ``retry_after_ms``; ``None`` where it does not.
@@ -30,6 +30,7 @@ class ToolExecutionError(Exception):
     name: Optional[str]
     suggestion: Optional[str]
     available_tools: Optional[List[str]]
+    nearest_tools: Optional[List[str]]
     candidates: Optional[List[str]]
     expected_parameters: Optional[Dict[str, List[str]]]
     problem: Optional[str]

@@ -97,6 +97,7 @@ fn an_unknown_name_gets_the_sorted_inventory() {
             "name": "totally_made_up_tool",
             "suggestion": null,
             "available_tools": ["calculator", "web_search"],
+            "nearest_tools": ["calculator", "web_search"],
         })
     );
 }

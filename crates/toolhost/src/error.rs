@@ -15,7 +15,7 @@ use crate::tool::names::python_list;
 #[non_exhaustive]
 pub enum ToolError {
     /// No active tool has this name, even after repair.
-    #[error("{}", unknown_tool_message(.name, .suggestion.as_deref(), .available_tools))]
+    #[error("{}", unknown_tool_message(.name, .suggestion.as_deref(), .available_tools, .nearest_tools))]
     UnknownTool {
         /// The name the model sent.
         name: String,
@@ -23,6 +23,10 @@ pub enum ToolError {
         suggestion: Option<String>,
         /// Every active tool name, sorted (shared with the registry: cheap to clone).
         available_tools: std::sync::Arc<[String]>,
+        /// The tools nearest to the name, best first (at most [`ToolError::NEAREST_TOOLS`]):
+        /// what the message lists instead of every tool when there are more than
+        /// [`ToolError::LISTED_TOOLS`].
+        nearest_tools: Vec<String>,
     },
     /// Several active tools match the name after repair; none was run.
     #[error(
@@ -194,12 +198,28 @@ fn denied_message(tool: &str, denied: &[String], message: &str) -> String {
     )
 }
 
-fn unknown_tool_message(name: &str, suggestion: Option<&str>, available: &[String]) -> String {
+/// The inventory while it is short; past [`ToolError::LISTED_TOOLS`], the nearest
+/// tools and how many there are, so one typo never costs a model its context.
+fn unknown_tool_message(name: &str, suggestion: Option<&str>, available: &[String], nearest: &[String]) -> String {
     let hint = suggestion.map(|s| format!(" Did you mean '{s}'?")).unwrap_or_default();
-    format!("Tool '{name}' not found.{hint} Available tools: {}", python_list(available))
+    if available.len() <= ToolError::LISTED_TOOLS {
+        return format!("Tool '{name}' not found.{hint} Available tools: {}", python_list(available));
+    }
+    format!(
+        "Tool '{name}' not found.{hint} The nearest of the {} available tools: {}",
+        available.len(),
+        python_list(nearest)
+    )
 }
 
 impl ToolError {
+    /// The most tools an unknown name's message lists; a longer inventory is shown
+    /// by its [nearest](ToolError::NEAREST_TOOLS) tools and its size.
+    pub const LISTED_TOOLS: usize = 40;
+
+    /// How many of the nearest tools an unknown name's error carries.
+    pub const NEAREST_TOOLS: usize = 10;
+
     /// The corrective error for an argument of `tool` at `path` (empty: the
     /// arguments themselves) that JSON cannot carry, such as NaN (`got`), for the
     /// faces that take their language's values.
@@ -239,9 +259,12 @@ impl ToolError {
     pub fn to_json(&self) -> Value {
         let mut object = json!({ "error": self.to_string(), "kind": self.kind() });
         let facts = match self {
-            ToolError::UnknownTool { name, suggestion, available_tools } => {
-                json!({ "name": name, "suggestion": suggestion, "available_tools": &**available_tools })
-            }
+            ToolError::UnknownTool { name, suggestion, available_tools, nearest_tools } => json!({
+                "name": name,
+                "suggestion": suggestion,
+                "available_tools": &**available_tools,
+                "nearest_tools": nearest_tools,
+            }),
             ToolError::AmbiguousTool { name, candidates } => json!({ "name": name, "candidates": candidates }),
             ToolError::InvalidArguments { tool, problem, expected_parameters } => {
                 let mut facts = json!({ "tool": tool, "problem": problem });

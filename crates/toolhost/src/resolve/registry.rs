@@ -308,8 +308,13 @@ impl Registry {
     /// The corrective error for a name that matches no tool; the hint is computed
     /// from `stripped`, the name without the wrappers that were recognised.
     pub fn unknown(&self, name: &str, stripped: &str) -> ToolError {
-        let suggestion = self.hints.nearest(stripped);
-        ToolError::UnknownTool { name: name.to_string(), suggestion, available_tools: self.inventory.clone() }
+        let (suggestion, nearest_tools) = self.hints.hint_and_nearest(stripped, ToolError::NEAREST_TOOLS);
+        ToolError::UnknownTool {
+            name: name.to_string(),
+            suggestion,
+            available_tools: self.inventory.clone(),
+            nearest_tools,
+        }
     }
 }
 
@@ -459,5 +464,40 @@ mod tests {
         assert_eq!(subset.provider_name("a.b"), tools.provider_name("a.b"));
         let shown = tools.provider_name("a.b").expect("named");
         assert_eq!(resolved(&subset, shown).map(|r| r.0), Ok("a.b".into()));
+    }
+
+    #[test]
+    fn an_unknown_name_among_many_tools_lists_the_nearest_and_their_number() {
+        let names: Vec<(String, String)> = (0..10_000)
+            .map(|i| {
+                (
+                    format!("{}_{}_{i}", ["get", "list", "create", "delete"][i % 4], ["user", "repo", "issue"][i % 3]),
+                    format!("c{}", i / 10),
+                )
+            })
+            .collect();
+        let pairs: Vec<(&str, &str)> = names.iter().map(|(n, c)| (n.as_str(), c.as_str())).collect();
+        let tools = registry(&pairs);
+        let Err(error) = tools.resolve("get_usr_9996") else { panic!("unknown") };
+        let ToolError::UnknownTool { available_tools, nearest_tools, suggestion, .. } = &error else {
+            panic!("{error}")
+        };
+        assert_eq!(available_tools.len(), 10_000, "the whole inventory stays in the fields");
+        assert_eq!(suggestion.as_deref(), Some("get_user_9996"));
+        assert_eq!(nearest_tools.len(), ToolError::NEAREST_TOOLS);
+        assert_eq!(nearest_tools[0], "get_user_9996");
+        let message = error.to_string();
+        assert!(
+            message.starts_with("Tool 'get_usr_9996' not found. Did you mean 'get_user_9996'? The nearest of the 10000 available tools: ['get_user_9996', "),
+            "{message}"
+        );
+        assert!(message.len() < 400, "{} bytes: {message}", message.len());
+        assert_eq!(error.to_json()["nearest_tools"].as_array().map(Vec::len), Some(ToolError::NEAREST_TOOLS));
+
+        // A short inventory is still listed whole.
+        let few = registry(&pairs[..ToolError::LISTED_TOOLS]);
+        let message = few.resolve("nothing_like_it").map(|_| ()).unwrap_err().to_string();
+        assert!(message.contains("Available tools: ['create_issue_"), "{message}");
+        assert_eq!(message.matches('\'').count(), 2 * (ToolError::LISTED_TOOLS + 1), "{message}");
     }
 }

@@ -54,42 +54,71 @@ impl Candidates {
     }
 
     /// The closest candidate to `name`, if any is close enough.
-    pub(crate) fn nearest(&self, name: &str) -> Option<String> {
+    #[cfg(test)]
+    fn nearest(&self, name: &str) -> Option<String> {
+        self.hint_and_nearest(name, 0).0
+    }
+
+    /// The hint [`Candidates::nearest`] gives, and up to `count` candidates nearest to
+    /// `name`, best first, however far (ties go to the name sorted first): for a
+    /// message that cannot list every tool. One pass for both.
+    pub(crate) fn hint_and_nearest(&self, name: &str, count: usize) -> (Option<String>, Vec<String>) {
+        let ranked = self.ranked(name, count.max(1));
+        let hint = ranked.first().filter(|(score, _)| *score >= CUTOFF).map(|(_, name)| name.clone());
+        (hint, ranked.into_iter().take(count).map(|(_, name)| name).collect())
+    }
+
+    /// The `count` best candidates with their scores, best first.
+    fn ranked(&self, name: &str, count: usize) -> Vec<(f64, String)> {
         let sent = Name::new(name);
-        if sent.key.is_empty() {
-            return None;
+        if sent.key.is_empty() || count == 0 {
+            return Vec::new();
         }
         let mut scratch = Vec::new();
         // matches[w][v]: whether sent word w stands for vocabulary word v.
         let matches: Vec<Vec<bool>> =
             sent.words.iter().map(|word| self.vocabulary.iter().map(|v| words_match(word, v)).collect()).collect();
-        // First the cheap measures for every candidate: the best of them is a floor
-        // the winner must reach, which lets the edit measure stop early or be skipped.
+        // First the cheap measures for every candidate: the count-th best of them is a
+        // floor the winners must reach, which lets the edit measure stop early or be skipped.
         let screenings: Vec<Screening> = self
             .candidates
             .iter()
             .map(|candidate| sent.screen(&candidate.prepared, word_similarity(&matches, &candidate.word_ids)))
             .collect();
-        let screened_best = screenings.iter().map(|s| s.dice.max(s.words)).fold(CUTOFF, f64::max);
-        let mut best: Option<((f64, f64), &String)> = None;
+        let screened_floor = count_th_best(screenings.iter().map(|s| s.dice.max(s.words)), count);
+        // The best so far, best first: ((score, tie-breaker), name).
+        let mut best: Vec<((f64, f64), &String)> = Vec::with_capacity(count + 1);
         for (candidate, screening) in self.candidates.iter().zip(screenings) {
-            let floor = best.map_or(screened_best, |((top, _), _)| top.max(screened_best));
-            let Some(score) = sent.similarity(&candidate.prepared, &screening, floor, &mut scratch) else { continue };
-            let better = match best {
-                None => true,
-                Some((top, name)) => score
-                    .0
-                    .total_cmp(&top.0)
-                    .then(score.1.total_cmp(&top.1))
-                    .then_with(|| name.cmp(&candidate.name))
-                    .is_gt(),
+            let floor = match best.get(count - 1) {
+                Some(((top, _), _)) => top.max(screened_floor),
+                None => screened_floor,
             };
-            if better {
-                best = Some((score, &candidate.name));
+            let Some(score) = sent.similarity(&candidate.prepared, &screening, floor, &mut scratch) else { continue };
+            let place = best.partition_point(|(other, other_name)| {
+                other
+                    .0
+                    .total_cmp(&score.0)
+                    .then(other.1.total_cmp(&score.1))
+                    .then_with(|| candidate.name.cmp(other_name))
+                    .is_gt()
+            });
+            if place < count {
+                best.insert(place, (score, &candidate.name));
+                best.truncate(count);
             }
         }
-        best.map(|(_, candidate)| candidate.clone())
+        best.into_iter().map(|((score, _), name)| (score, name.clone())).collect()
     }
+}
+
+/// The `count`-th largest of `scores` (0 when there are fewer).
+fn count_th_best(scores: impl Iterator<Item = f64>, count: usize) -> f64 {
+    let mut scores: Vec<f64> = scores.collect();
+    if scores.len() < count {
+        return 0.0;
+    }
+    let (_, nth, _) = scores.select_nth_unstable_by(count - 1, |a, b| b.total_cmp(a));
+    *nth
 }
 
 /// A name prepared for comparison: its normalised key (as characters), its
@@ -129,7 +158,7 @@ impl Name {
     }
 
     /// (the best of the three measures, their sum as a tie-breaker), or `None` when
-    /// the best cannot reach `floor` (the cutoff, or the best candidate so far): the
+    /// the best does not reach `floor` (the cutoff, or the worst kept candidate): the
     /// cheap measures and bounds on the edit measure are checked before computing it.
     fn similarity(
         &self,
@@ -151,7 +180,7 @@ impl Name {
         // Below the floor the edit measure cannot decide anything: it may stop early.
         let edit = edit_similarity(&self.key, &other.key, floor, scratch);
         let best = edit.max(dice).max(words);
-        (best >= CUTOFF).then_some((best, edit + dice + words))
+        (best >= floor).then_some((best, edit + dice + words))
     }
 }
 
@@ -340,6 +369,20 @@ mod tests {
         assert_eq!(tools.nearest("calc").as_deref(), Some("calculator"));
     }
 
+    #[test]
+    fn the_nearest_few_are_ranked_best_first_however_far() {
+        let names = ["read_file", "write_file", "list_directory", "search_files", "web_search", "get_weather"];
+        let tools = Candidates::new(&names);
+        let (hint, nearest) = tools.hint_and_nearest("read_files", 3);
+        assert_eq!(hint.as_deref(), Some("read_file"));
+        assert_eq!(nearest, ["read_file", "search_files", "write_file"]);
+        // Nothing close: no hint, yet still the few least far, and never more than asked.
+        let (hint, nearest) = tools.hint_and_nearest("zzz", 4);
+        assert_eq!((hint, nearest.len()), (None, 4));
+        assert!(tools.hint_and_nearest("web", 0).1.is_empty());
+        assert_eq!(tools.hint_and_nearest("anything", 100).1.len(), names.len());
+    }
+
     /// Every row: the same suggestion as difflib where difflib found the tool meant,
     /// the tool meant (or difflib's own answer) where it did not.
     #[test]
@@ -350,6 +393,9 @@ mod tests {
         let mut worse = Vec::new();
         for &(sent, meant, difflib) in ROWS {
             let ours = tools.nearest(sent);
+            let (hint, nearest) = tools.hint_and_nearest(sent, 10);
+            assert_eq!(hint, ours, "{sent}");
+            assert!(nearest.len() == 10.min(TOOLS.len()) && nearest.first() == ours.as_ref().or(nearest.first()));
             ours_right += usize::from(ours.as_deref() == Some(meant));
             difflib_right += usize::from(difflib == Some(meant));
             let as_good = ours.as_deref() == Some(meant) || (difflib != Some(meant) && ours.as_deref() == difflib);
