@@ -124,6 +124,10 @@ async fn run_in_fresh_store(
     let outcome = within(call.limits.time, run).await;
     log_guest_output(call, store.data());
     let denied = store.data().denials.take();
+    // The observer ends with the call, not with the store: a face that waits for the
+    // call's last notice (MCP sends them before the answer) must not wait for the
+    // preparing thread to drop the store.
+    store.data_mut().reports = Reports::to(None);
     let outcome = match outcome {
         None => Err(ToolError::TimedOut { tool: call.tool.to_string(), limit: call.limits.time }),
         Some(Ok(value)) => convert_result(call, value, &mut store.data_mut().attached),

@@ -76,8 +76,11 @@ impl Candidates {
         }
         let mut scratch = Vec::new();
         // matches[w][v]: whether sent word w stands for vocabulary word v.
-        let matches: Vec<Vec<bool>> =
-            sent.words.iter().map(|word| self.vocabulary.iter().map(|v| words_match(word, v)).collect()).collect();
+        let matches: Vec<Vec<bool>> = sent
+            .words
+            .iter()
+            .map(|word| self.vocabulary.iter().map(|v| words_match(word, v, &mut scratch)).collect())
+            .collect();
         // First the cheap measures for every candidate: the count-th best of them is a
         // floor the winners must reach, which lets the edit measure stop early or be skipped.
         let screenings: Vec<Screening> = self
@@ -224,7 +227,7 @@ fn words(name: &str) -> Vec<String> {
 /// an adjacent swap (`raed` → `read`) as one edit. Written here over prepared
 /// character slices, a reused scratch buffer and an early stop, because strsim's
 /// versions take `&str`, allocate per call and always finish, which dominated hints
-/// over 10,000 tools (words, compared once per distinct word, do use strsim).
+/// over 10,000 tools (and over their words: 10,000 tools may have as many distinct words).
 ///
 /// Only values at or above `floor` are exact: once every path needs more edits than
 /// `floor` allows, the computation stops and returns a value below `floor`.
@@ -327,18 +330,14 @@ fn word_similarity(matches: &[Vec<bool>], candidate: &[usize]) -> f64 {
     2.0 * f64::from(matched) / (matches.len() + candidate.len()) as f64
 }
 
-/// Whether a sent word stands for a candidate word: a small typo (strsim's optimal
-/// string alignment, so a swap counts once), a prefix, or an abbreviation that keeps
-/// the first letter and the order of letters. Computed once per distinct word.
-fn words_match(sent: &[char], candidate: &[char]) -> bool {
-    let typo = || {
-        let (a, b): (String, String) = (sent.iter().collect(), candidate.iter().collect());
-        let longest = sent.len().max(candidate.len()).max(1);
-        1.0 - strsim::osa_distance(&a, &b) as f64 / longest as f64 >= 0.75
-    };
+/// Whether a sent word stands for a candidate word: a small typo (optimal string
+/// alignment, so a swap counts once), a prefix, or an abbreviation that keeps the
+/// first letter and the order of letters. Computed once per distinct word.
+fn words_match(sent: &[char], candidate: &[char], scratch: &mut Vec<usize>) -> bool {
+    const TYPO: f64 = 0.75;
     sent == candidate
         || (sent.len() >= 2 && (candidate.starts_with(sent) || is_abbreviation(sent, candidate)))
-        || typo()
+        || edit_similarity(sent, candidate, TYPO, scratch) >= TYPO
 }
 
 fn is_abbreviation(short: &[char], long: &[char]) -> bool {
