@@ -24,8 +24,8 @@ use crate::invoke::{Invocation, PrewarmState, Warmer, invoke, invoke_async};
 use crate::load::{Cache, LoadReport};
 use crate::mutex::lock;
 /// Why a toolset could not be made (the faces name it by this stage's path).
-pub(crate) use crate::resolve::ToolsetError;
-use crate::resolve::{Registry, Resolved, Toolset};
+pub(crate) use crate::resolve::{Registry, ToolsetError};
+use crate::resolve::{Resolved, Toolset};
 use crate::runtime::Runtime;
 use crate::sandbox::{CallObserver, Grants, Limits};
 use crate::tool::{Content, Repair, Returned, ToolCall, ToolFormat, ToolSpec};
@@ -200,8 +200,9 @@ impl Host {
         self.registry().spec(name).cloned()
     }
 
-    /// The active registry of the current snapshot.
-    fn registry(&self) -> Arc<Registry> {
+    /// The active registry of the current snapshot: the same `Arc` until a reload
+    /// (the faces cache what they derive from it by its address).
+    pub(crate) fn registry(&self) -> Arc<Registry> {
         self.registry_in(&self.core.current.load())
     }
 

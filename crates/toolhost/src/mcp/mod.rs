@@ -16,7 +16,7 @@ use rmcp::model::{
     ContentBlock, GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, Implementation,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, RequestParamsMeta, ServerCapabilities,
-    ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+    ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -33,6 +33,7 @@ mod audit;
 #[cfg(feature = "http")]
 pub mod http;
 mod limits;
+mod listed;
 mod metrics;
 mod notify;
 mod offers;
@@ -43,7 +44,7 @@ mod transport;
 
 use crate::error::ToolError;
 use crate::host::{CallOutcome, Host};
-use crate::tool::{Content, ToolFormat, ToolSpec};
+use crate::tool::{Content, ToolFormat};
 use access::CallerTools;
 pub use access::{Access, Caller};
 pub use audit::AuditLog;
@@ -105,6 +106,8 @@ pub struct McpServer {
     metrics: Option<Arc<Metrics>>,
     /// Whether each call is an OpenTelemetry span.
     tracing: bool,
+    /// The MCP tool list of each registry served, made once (shared by every session).
+    listed: Arc<listed::ListedTools>,
 }
 
 impl McpServer {
@@ -129,6 +132,7 @@ impl McpServer {
             access: None,
             metrics: None,
             tracing: false,
+            listed: Arc::default(),
         }
     }
 
@@ -215,15 +219,6 @@ impl McpServer {
         let subscriptions = offers::Subscriptions::default();
         McpServer { level: notify::SessionLevel::default(), subscriptions, ..self.clone() }
     }
-}
-
-/// A tool as MCP lists it: the library's own MCP definition (name, title,
-/// description, input and output schemas, annotations), read into rmcp's type.
-fn mcp_tool(spec: &ToolSpec) -> Tool {
-    serde_json::from_value(spec.definition(ToolFormat::Mcp)).unwrap_or_else(|error| {
-        tracing::error!("the MCP definition of '{}' does not fit rmcp's Tool: {error}", spec.name);
-        Tool::new(spec.model_name(), spec.description.clone(), serde_json::Map::new())
-    })
 }
 
 impl ServerHandler for McpServer {
@@ -385,8 +380,8 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self.host_for(&caller(&context)).tools();
-        Ok(ListToolsResult::with_all_items(tools.iter().map(mcp_tool).collect()))
+        let tools = self.listed.of(&self.host_for(&caller(&context)));
+        Ok(ListToolsResult::with_all_items(tools.as_ref().clone()))
     }
 
     async fn call_tool(
