@@ -34,6 +34,21 @@ fn stdio(c: &mut Criterion) {
     floor.env("TOOLHOST_FLOOR", "1");
     let floor = Served::start(floor);
 
+    // The library's share: the same call in this process, CPU of all its threads
+    // (the preparing thread's instances included), as the servers' are counted.
+    let host = toolhost::Host::builder()
+        .component_file(guests.join("hostile.wasm"))
+        .cache_dir(&cache)
+        .build()
+        .expect("the guest loads");
+    let before = common::cpu_time(std::process::id());
+    for _ in 0..CALLS {
+        host.call("echo", &json!({"text": "hi"})).expect("echo");
+    }
+    let per_call = (common::cpu_time(std::process::id()) - before) / CALLS;
+    println!("stdio/library: {} µs of CPU a call of Host::call over {CALLS} calls", per_call.as_micros());
+    drop(host);
+
     let call = json!({"name": "echo", "arguments": {"text": "hi"}});
     let mut group = c.benchmark_group("stdio");
     for (label, mut server) in [("floor", floor), ("toolhost", toolhost)] {

@@ -85,6 +85,16 @@ impl Served {
     }
 }
 
+/// The CPU time process `pid` has used, user and system.
+pub(crate) fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // After the command's closing parenthesis, utime and stime are the 12th and 13th
+    // fields, in clock ticks (100 a second on Linux).
+    let fields: Vec<u64> =
+        stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace().map(|f| f.parse().unwrap_or(0)).collect();
+    Duration::from_millis((fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0)) * 10)
+}
+
 impl Drop for Served {
     fn drop(&mut self) {
         drop(self.child.kill());
