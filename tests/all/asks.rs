@@ -133,6 +133,32 @@ fn a_question_nobody_answers_ends_at_the_calls_time_limit() {
     assert_eq!(host.call("ask_many", &json!({"count": 3})), Ok(json!(0)));
 }
 
+/// The MCP face sends a call's answer once the call's observer is gone, so the host
+/// must let go of it when the call ends, not when the call's store is dropped later on
+/// the preparing thread (which made every MCP answer wait for that thread's next look,
+/// up to 1 ms).
+#[test]
+fn the_host_lets_go_of_a_calls_observer_when_the_call_ends() {
+    let host = Host::builder()
+        .component_file(common::test_guest("hostile"))
+        .cache_dir(common::test_cache_dir())
+        .build()
+        .expect("hostile loads");
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+    for _ in 0..20 {
+        let silent = Arc::new(Silent::default());
+        let observer: Arc<dyn CallObserver> = silent.clone();
+        let outcome = runtime.block_on(host.dispatch_observed(
+            "echo",
+            json!({"text": "hi"}),
+            observer,
+            futures::future::pending(),
+        ));
+        assert_eq!(outcome.result, Ok(json!("hi")));
+        assert_eq!(Arc::strong_count(&silent), 1, "the host still holds the observer after the call");
+    }
+}
+
 /// An rmcp client that answers every question with `ada` and every request to its
 /// model with `4`, counting each.
 #[derive(Clone, Default)]

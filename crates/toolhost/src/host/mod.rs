@@ -503,7 +503,9 @@ impl Host {
     /// [`Host::dispatch_until`], with `observer` told the tool's progress reports and
     /// log lines while it runs (the `toolhost:tool` imports `progress` and `log`;
     /// at most 1,000 reports, 100 lines and 64 KiB per call). The MCP server face
-    /// turns them into `notifications/progress` and `notifications/message`.
+    /// turns them into `notifications/progress` and `notifications/message`. The host
+    /// holds `observer` only while the call runs: once the outcome is ready, the
+    /// caller's references to it are the last.
     pub async fn dispatch_observed(
         &self,
         name: &str,
