@@ -44,11 +44,13 @@ need_package /usr/bin/prometheus prometheus "the metrics test" prometheus
 # examples are compiled so that they cannot rot, and linted; timings belong to `cargo
 # bench` on a quiet machine). Then the example tools are compiled into the tests'
 # cache once, before the test binaries start: otherwise several of them compile the
-# large Python and JavaScript components at the same time.
+# large Python and JavaScript components at the same time. Optimized (a one-shot
+# command would otherwise leave the large ones on baseline code, its optimizing done
+# in the background of a process that ends first).
 source scripts/host-build-env.sh
 host_build
 took "the Rust build"
-TOOLHOST_CACHE_DIR=target/test-cache target/debug/toolhost list --plugins target/plugins >/dev/null
+TOOLHOST_CACHE_DIR=target/test-cache target/debug/toolhost list --compiler optimizing --plugins target/plugins >/dev/null
 host_cargo test "${host_packages[@]}" --locked --lib --bins --tests "$@"
 host_cargo test "${host_packages[@]}" --locked --doc "$@"
 took "the Rust tests"

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
-use toolhost::{Capacity, Host, HostBuilder, Provenance, ToolFormat, ToolSpec};
+use toolhost::{Capacity, Compiler, Host, HostBuilder, Provenance, ToolFormat, ToolSpec};
 
 /// Run an AI agent's tools as sandboxed WebAssembly components.
 #[derive(Parser)]
@@ -36,12 +36,19 @@ struct Plugins {
     /// (TOOLHOST_CACHE_DIR, default ~/.cache/toolhost).
     #[arg(long, env = "TOOLHOST_SHARED_CACHE_DIR", global = true)]
     shared_cache: Option<PathBuf>,
+    /// Which compiler makes the code of a component not in the cache: `auto` serves a
+    /// large one (2 MiB or more) at once on baseline code and optimizes it in the
+    /// background; `optimizing` optimizes every one before serving; `baseline` never
+    /// optimizes (fastest start, slower calls).
+    #[arg(long, env = "TOOLHOST_COMPILER", default_value = "auto", global = true,
+          value_parser = |name: &str| name.parse::<Compiler>())]
+    compiler: Compiler,
 }
 
 impl Plugins {
     /// A host builder for these plugins and this cache.
     fn builder(&self) -> HostBuilder {
-        let builder = Host::builder().plugin_dir(&self.plugins);
+        let builder = Host::builder().plugin_dir(&self.plugins).compiler(self.compiler);
         match &self.shared_cache {
             Some(shared) => builder.shared_cache_dir(shared),
             None => builder,

@@ -18,8 +18,8 @@ class Host {
   /**
    * Loads every component in `plugins` (a folder, a `.wasm` file, or a list of them):
    * `{cacheDir, cache, watch, limits: {timeMs, memoryMb, outputKb, resultKb},
-   * capacity: {maxConcurrentCalls, maxQueuedCalls, queueTimeoutMs}}`. Rejects with a
-   * LoadError.
+   * capacity: {maxConcurrentCalls, maxQueuedCalls, queueTimeoutMs},
+   * compiler: "auto" | "optimizing" | "baseline"}`. Rejects with a LoadError.
    */
   static async load(plugins, options = {}) {
     const paths = Array.isArray(plugins) ? plugins.map(String) : [String(plugins)];

@@ -28,6 +28,12 @@ export interface HostOptions {
   watch?: boolean;
   limits?: LimitOptions;
   capacity?: CapacityOptions;
+  /**
+   * Which compiler makes the code of a component not in the cache: `"auto"` (default:
+   * a large one serves at once on baseline code, optimized code replaces it when
+   * ready), `"optimizing"` or `"baseline"`.
+   */
+  compiler?: "auto" | "optimizing" | "baseline";
 }
 
 /** Options of one call. */

@@ -23,6 +23,9 @@ pub struct HostOptions {
     pub limits: Option<LimitOptions>,
     /// How many calls run at once, and how many wait.
     pub capacity: Option<CapacityOptions>,
+    /// Which compiler makes the code of a component not in the cache: "auto"
+    /// (default), "optimizing" or "baseline".
+    pub compiler: Option<String>,
 }
 
 /// Each call's limits (default 10 s, 256 MiB, 64 KiB of output, 1 MiB of result).
@@ -53,6 +56,10 @@ pub struct CapacityOptions {
 /// A builder over `plugins` (folders and `.wasm` files) with `options`.
 pub(crate) fn builder(plugins: Vec<String>, options: HostOptions) -> Result<HostBuilder, Failure> {
     let mut builder = toolhost::Host::builder().watch(options.watch.unwrap_or(false));
+    if let Some(name) = &options.compiler {
+        builder = builder
+            .compiler(name.parse().map_err(|e: toolhost::UnknownCompiler| failure("TypeError", &e.to_string()))?);
+    }
     for path in plugins.into_iter().map(PathBuf::from) {
         builder = if path.is_file() { builder.component_file(path) } else { builder.plugin_dir(path) };
     }

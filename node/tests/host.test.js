@@ -5,6 +5,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { Host, ToolExecutionError, LoadError, ToolsetError } = require('toolhost');
+const path = require('node:path');
 const { plugins, guest, cacheDir } = require('./helpers');
 
 let examples;
@@ -88,6 +89,11 @@ test('toolsets, definitions and the load report', async () => {
   assert.deepEqual(examples.warnings, report.warnings);
   await assert.rejects(Host.load('/no/such/folder', { cacheDir }), LoadError);
   await assert.rejects(Host.load(plugins, { cache: false, cacheDir }), TypeError);
+  const calculator = path.join(plugins, 'calculator.wasm');
+  const baseline = await Host.load(calculator, { cache: false, compiler: 'baseline' });
+  assert.equal(baseline.loadReport().components[0].baseline, true);
+  assert.equal(await baseline.call('gcd', { a: 2, b: 4 }), 2);
+  await assert.rejects(Host.load(calculator, { compiler: 'fast' }), (error) => error instanceof TypeError && /'baseline'/.test(error.message));
 });
 
 test('calls written into reply text are found and run', async () => {

@@ -35,9 +35,11 @@ impl PyHost {
     /// files). Compiled components are cached in `cache_dir` (default
     /// `~/.cache/toolhost`; `cache=False` for none). With `watch=True` the folders are
     /// watched and changes load while the host serves. `limits` bound each call,
-    /// `capacity` how many run at once. Raises `LoadError`.
+    /// `capacity` how many run at once. `compiler` ("auto", "optimizing" or
+    /// "baseline") makes the code of a component not in the cache. Raises `LoadError`.
     #[new]
-    #[pyo3(signature = (plugins, *, cache_dir=None, cache=true, watch=false, limits=None, capacity=None))]
+    #[allow(clippy::too_many_arguments, reason = "each is one of Python's keyword arguments")]
+    #[pyo3(signature = (plugins, *, cache_dir=None, cache=true, watch=false, limits=None, capacity=None, compiler="auto"))]
     fn new(
         py: Python<'_>,
         plugins: Plugins,
@@ -46,8 +48,10 @@ impl PyHost {
         watch: bool,
         limits: Option<PyRef<'_, PyLimits>>,
         capacity: Option<PyRef<'_, PyCapacity>>,
+        compiler: &str,
     ) -> PyResult<Self> {
-        let mut builder = toolhost::Host::builder().watch(watch);
+        let compiler = compiler.parse().map_err(|e: toolhost::UnknownCompiler| PyValueError::new_err(e.to_string()))?;
+        let mut builder = toolhost::Host::builder().watch(watch).compiler(compiler);
         let paths = match plugins {
             Plugins::One(path) => vec![path],
             Plugins::Many(paths) => paths,

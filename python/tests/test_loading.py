@@ -87,6 +87,16 @@ def test_cache_arguments(tmp_path):
         toolhost.Host([PLUGINS / "calculator.wasm"], cache=False, cache_dir=tmp_path)
 
 
+def test_the_compiler_argument():
+    host = toolhost.Host([PLUGINS / "calculator.wasm"], cache=False, compiler="baseline")
+    assert host.call("gcd", {"a": 2, "b": 4}) == 2
+    assert host.load_report()["components"][0]["baseline"] is True
+    optimized = toolhost.Host([PLUGINS / "calculator.wasm"], cache=False, compiler="optimizing")
+    assert optimized.load_report()["components"][0]["baseline"] is False
+    with pytest.raises(ValueError, match="'auto', 'optimizing' or 'baseline'"):
+        toolhost.Host([PLUGINS / "calculator.wasm"], compiler="fast")
+
+
 def test_reload_picks_up_a_new_component(tmp_path):
     shutil.copy(PLUGINS / "calculator.wasm", tmp_path / "calculator.wasm")
     host = toolhost.Host(tmp_path, cache_dir=CACHE)

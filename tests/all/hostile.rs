@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use toolhost::{Host, ToolError, ToolSpec};
+use toolhost::{Compiler, Host, ToolError, ToolSpec};
 
 /// The hostile guest with tight limits, so that each case ends quickly.
 fn host() -> &'static Host {
@@ -32,9 +32,9 @@ fn kind_of(host: &Host, tool: &str, arguments: Value) -> &'static str {
     }
 }
 
-#[test]
-fn misbehaving_tools_get_the_right_error_and_the_host_serves_on() {
-    let cases: [(&str, Value, &str); 8] = [
+/// Misbehaviour the tight limits end, with the kind of error each gets.
+fn limited_cases() -> [(&'static str, Value, &'static str); 8] {
+    [
         ("spin", json!({}), "timed_out"),
         ("spin_with_imports", json!({}), "timed_out"),
         ("sleep", json!({"ms": 60_000}), "timed_out"),
@@ -43,8 +43,12 @@ fn misbehaving_tools_get_the_right_error_and_the_host_serves_on() {
         ("panic_with", json!({"message": "boom"}), "crashed"),
         ("trap_silently", json!({}), "crashed"),
         ("read_out_of_bounds", json!({}), "crashed"),
-    ];
-    for (tool, arguments, kind) in cases {
+    ]
+}
+
+#[test]
+fn misbehaving_tools_get_the_right_error_and_the_host_serves_on() {
+    for (tool, arguments, kind) in limited_cases() {
         assert_eq!(kind_of(host(), tool, arguments.clone()), kind, "{tool}({arguments})");
     }
     // Under the default time limit, so that a slow machine cannot turn these into time-outs.
@@ -60,6 +64,24 @@ fn misbehaving_tools_get_the_right_error_and_the_host_serves_on() {
     ] {
         assert_eq!(kind_of(&roomy, tool, arguments.clone()), kind, "{tool}({arguments})");
     }
+}
+
+#[test]
+fn the_baseline_compilers_code_is_held_to_the_same_limits() {
+    let limits = common::with(common::time_limit(Duration::from_millis(300)), |l| l.memory_bytes = 64 << 20);
+    let host = Host::builder()
+        .component_file(common::test_guest("hostile"))
+        .no_cache()
+        .compiler(Compiler::Baseline)
+        .limits(limits)
+        .build()
+        .expect("hostile loads");
+    assert!(host.load_report().components.iter().all(|c| c.baseline), "{:?}", host.load_report());
+    for (tool, arguments, kind) in limited_cases() {
+        assert_eq!(kind_of(&host, tool, arguments.clone()), kind, "{tool}({arguments}) on baseline code");
+    }
+    assert_eq!(host.call("count_calls", &json!({})), Ok(json!(1)));
+    assert_eq!(host.call("count_calls", &json!({})), Ok(json!(1)));
 }
 
 #[test]

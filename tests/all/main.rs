@@ -11,6 +11,7 @@ mod cancel;
 mod capacity;
 mod cli;
 mod common;
+mod compilers;
 mod content;
 mod example_tools;
 mod extract;

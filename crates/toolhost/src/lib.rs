@@ -69,7 +69,7 @@ pub use host::{CallOutcome, Host, HostBuilder, HostStats, RepairedCall};
 pub use invoke::PrewarmState;
 pub use load::{ComponentReport, LoadReport, Provenance};
 pub use resolve::{Registry, Resolved, ToolsetError};
-pub use runtime::{Capacity, Prewarm};
+pub use runtime::{Capacity, Compiler, Prewarm, UnknownCompiler};
 pub use sandbox::{
     CallObserver, DirGrant, Elicitation, ElicitationAnswer, Grants, HttpHostPattern, HttpHostPatternError, Limits,
     LogLevel, Progress, Sampling, SamplingRole,

@@ -323,6 +323,22 @@ pub(crate) fn raise_open_file_limit() {
 #[cfg(all(not(unix), feature = "http"))]
 pub(crate) fn raise_open_file_limit() {}
 
+/// Gives the calling thread the lowest scheduling priority, so that what it does in
+/// the background takes only the time other threads leave. Linux keeps a nice value
+/// per thread; elsewhere `setpriority` would lower the whole process, so nothing is done.
+#[cfg(target_os = "linux")]
+pub(crate) fn lower_this_threads_priority() {
+    // `None`: the caller, which on Linux is the calling thread alone.
+    if let Err(error) = rustix::process::setpriority_process(None, 19) {
+        tracing::debug!("cannot lower the background thread's priority: {error}");
+    }
+}
+
+/// Gives the calling thread the lowest scheduling priority (not done here: see the
+/// Linux version).
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn lower_this_threads_priority() {}
+
 /// The host's (effective) user id, where the operating system has one.
 #[cfg(unix)]
 pub(crate) fn my_uid() -> Option<u32> {

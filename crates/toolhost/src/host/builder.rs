@@ -14,7 +14,7 @@ use super::{Host, HostCore};
 use crate::error::LoadError;
 use crate::invoke::Warmer;
 use crate::load::{self, Cache, CacheError, Plugin, Progress};
-use crate::runtime::{Capacity, Prewarm, Runtime};
+use crate::runtime::{Capacity, Compiler, Prewarm, Runtime};
 use crate::sandbox::{DirGrant, Grants, HttpHostPattern, HttpHostPatternError, Limits};
 use crate::tool::ToolAnnotations;
 
@@ -42,6 +42,7 @@ pub struct HostBuilder {
     pub(super) max_component_bytes: Option<u64>,
     capacity: Capacity,
     prewarm: Prewarm,
+    pub(super) compiler: Compiler,
 }
 
 impl HostBuilder {
@@ -167,6 +168,14 @@ impl HostBuilder {
         self
     }
 
+    /// Which compiler makes the native code of a component the cache has none for
+    /// (default [`Compiler::Auto`]: a large component serves at once on baseline code,
+    /// and optimized code replaces it when the background compiler is done).
+    pub fn compiler(mut self, compiler: Compiler) -> Self {
+        self.compiler = compiler;
+        self
+    }
+
     /// The largest component file loaded (default 256 MiB); a larger one is skipped
     /// with a warning, without being read.
     pub fn max_component_bytes(mut self, bytes: u64) -> Self {
@@ -205,6 +214,7 @@ impl HostBuilder {
             reloading: Mutex::new(()),
             listeners: Mutex::new(Vec::new()),
             watcher: Mutex::new(None),
+            optimizer: Default::default(),
         });
         core.reload()?;
         if watch {

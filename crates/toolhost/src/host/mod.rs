@@ -5,6 +5,7 @@
 
 mod builder;
 mod offers;
+mod optimize;
 mod reload;
 mod servers;
 mod snapshot;
@@ -74,6 +75,8 @@ struct HostCore {
     reloading: Mutex<()>,
     listeners: Mutex<Vec<Box<dyn Fn() + Send + Sync>>>,
     watcher: Mutex<Option<Watcher>>,
+    /// Compiles components served on baseline code again, optimized.
+    optimizer: optimize::Optimizer,
 }
 
 /// What a call did: which tool ran (after any repair), what was repaired to run it,

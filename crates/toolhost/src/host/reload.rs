@@ -14,11 +14,12 @@ use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
 
 use super::HostCore;
 use super::builder::annotate;
+use super::optimize::Job;
 use super::servers::ServedServer;
 use super::snapshot::{ServedComponent, Snapshot};
 use crate::error::LoadError;
 use crate::invoke::Recipe;
-use crate::load::{LoadedFile, Version, fingerprint, load_all, load_file, plugin_files, server_fingerprint};
+use crate::load::{CodeFrom, LoadedFile, Version, fingerprint, load_all, load_file, plugin_files, server_fingerprint};
 use crate::mutex::lock;
 
 /// The running watcher of the plugin folders; dropping it stops watching.
@@ -42,6 +43,7 @@ impl HostCore {
         }
         let mut fresh = self.load_changed(&old, &versions);
         let mut components = Vec::new();
+        let mut to_optimize = Vec::new();
         let mut warnings = self.standing_warnings.clone();
         for (path, version) in &versions {
             if let Some(kept) = old.unchanged(path, *version) {
@@ -49,9 +51,13 @@ impl HostCore {
                 continue;
             }
             match fresh.remove(path) {
-                Some(Ok(loaded)) => {
+                Some(Ok(mut loaded)) => {
                     warnings.extend(loaded.warnings.iter().cloned());
-                    components.push(self.serve(loaded, path, version.unwrap_or_default()));
+                    let version = version.unwrap_or_default();
+                    if let Some(bytes) = loaded.to_optimize.take() {
+                        to_optimize.push(Job { source: path.clone(), version, bytes });
+                    }
+                    components.push(self.serve(loaded, path, version));
                 }
                 // What the lock refuses is not served in any version until it matches.
                 Some(Err(error @ LoadError::Locked { .. })) => warnings.push(format!("skipped {error}")),
@@ -68,6 +74,9 @@ impl HostCore {
         let servers = self.serve_servers(&old, &server_versions, &mut warnings);
         warnings.extend(servers.iter().flat_map(ServedServer::warnings));
         self.publish(Snapshot::new(old.generation + 1, components, servers, warnings));
+        for job in to_optimize {
+            self.optimizer.optimize(self, job);
+        }
         Ok(true)
     }
 
@@ -131,7 +140,7 @@ impl HostCore {
         let old = self.current.load_full();
         let servers = old.servers.iter().map(|s| if s.source == source { s.relisted() } else { s.clone() }).collect();
         let components = old.components.iter().map(ServedComponent::kept).collect();
-        self.publish(Snapshot::new(old.generation + 1, components, servers, old.warnings.clone()));
+        self.publish(Snapshot::new(old.generation + 1, components, servers, old.load_warnings.clone()));
     }
 
     /// The component files and the server files to load (the named ones, then each
@@ -167,13 +176,14 @@ impl HostCore {
             .map(|(p, _)| p.clone())
             .collect();
         let limit = self.settings.component_limit();
-        let load = |path: &std::path::Path| load_file(&self.runtime, path, self.cache.as_ref(), limit);
+        let from = CodeFrom::Compile(self.settings.compiler);
+        let load = |path: &std::path::Path| load_file(&self.runtime, path, self.cache.as_ref(), limit, from);
         let outcomes = load_all(&changed, load, self.settings.progress.as_deref());
         changed.into_iter().zip(outcomes).collect()
     }
 
     /// A freshly loaded component with the grants and limits its calls run with.
-    fn serve(&self, loaded: LoadedFile, source: &std::path::Path, version: Version) -> ServedComponent {
+    pub(super) fn serve(&self, loaded: LoadedFile, source: &std::path::Path, version: Version) -> ServedComponent {
         let mut plugin = loaded.plugin;
         let (grants, limits) = self.settings.settings_for(&plugin);
         annotate(&mut plugin, &grants);

@@ -22,8 +22,11 @@ pub(super) struct Snapshot {
     /// them after the components.
     pub(super) servers: Vec<ServedServer>,
     pub(super) registry: Arc<Registry>,
-    /// What the load that made this snapshot warned about.
+    /// What the load that made this snapshot warned about, then what the registry did.
     pub(super) warnings: Vec<String>,
+    /// What the load warned about alone (a snapshot made from this one without a
+    /// load starts from these).
+    pub(super) load_warnings: Vec<String>,
 }
 
 /// A component as a snapshot serves it: the plugin, what its calls run with, and
@@ -66,8 +69,9 @@ impl Snapshot {
             served.specs().into_iter().enumerate().map(move |(tool, spec)| (spec, ToolRef { component, tool }))
         });
         let registry = Arc::new(Registry::new(component_tools.chain(server_tools)));
-        let warnings = warnings.into_iter().chain(registry.warnings().iter().cloned()).collect();
-        Snapshot { generation, components, servers, registry, warnings }
+        let load_warnings = warnings;
+        let warnings = load_warnings.iter().chain(registry.warnings()).cloned().collect();
+        Snapshot { generation, components, servers, registry, warnings, load_warnings }
     }
 
     /// The component's tool or the server's tool that `tool` points to.

@@ -112,6 +112,12 @@ impl Cache {
         Ok(Cache { dir, engine_key: engine_key(engine), key: None })
     }
 
+    /// The same cache, for components compiled by `engine` (another compiler's
+    /// entries sit beside this one's, told apart by their engine key).
+    pub(crate) fn for_engine(&self, engine: &Engine) -> Cache {
+        Cache { engine_key: engine_key(engine), ..self.clone() }
+    }
+
     fn entry_path(&self, digest: &blake3::Hash) -> PathBuf {
         let engine = blake3::Hash::from_bytes(self.engine_key).to_hex();
         self.dir.join(format!("{}-{}.cwasm", &digest.to_hex()[..32], &engine[..16]))

@@ -36,7 +36,7 @@ pub use report::{ComponentReport, LoadReport, Provenance};
 pub(crate) use workers::{Progress, load_all};
 
 use crate::error::LoadError;
-use crate::runtime::Runtime;
+use crate::runtime::{BASELINE_FROM_BYTES, Compiler, Precompiled, Runtime};
 use crate::sandbox::CallState;
 use crate::sys::{self, ReadError};
 
@@ -68,6 +68,27 @@ pub(crate) struct LoadedFile {
     pub(crate) plugin: Plugin,
     pub(crate) report: ComponentReport,
     pub(crate) warnings: Vec<String>,
+    /// The component's bytes, when it serves on baseline code and is to be optimized
+    /// in the background.
+    pub(crate) to_optimize: Option<Vec<u8>>,
+}
+
+/// Where [`load_file`] gets a component's native code.
+#[derive(Clone, Copy)]
+pub(crate) enum CodeFrom<'a> {
+    /// The cache, else the compiler this says.
+    Compile(Compiler),
+    /// What the background optimizer compiled (only for the bytes it compiled).
+    Precompiled(&'a Precompiled),
+}
+
+/// A component's native code, and how it was had.
+struct Code {
+    component: Component,
+    /// Compiled now, not taken from the cache.
+    compiled: bool,
+    /// The baseline compiler's.
+    baseline: bool,
 }
 
 /// Loads one component file of at most `max_bytes`: read, check, compile (or take
@@ -77,6 +98,7 @@ pub(crate) fn load_file(
     path: &Path,
     cache: Option<&Cache>,
     max_bytes: u64,
+    from: CodeFrom<'_>,
 ) -> Result<LoadedFile, LoadError> {
     let started = Instant::now();
     let bad = |reason: String| LoadError::Component { path: path.to_path_buf(), reason };
@@ -90,17 +112,12 @@ pub(crate) fn load_file(
     check_is_component(&bytes).map_err(|reason| bad(reason.to_string()))?;
     let manifest = Manifest::read_beside(path).map_err(|error| bad(error.to_string()))?;
 
-    let engine = runtime.engine();
-    let cached = cache.and_then(|cache| cache.load(engine, &bytes));
-    let compiled = cached.is_none();
-    let component = match cached {
-        Some(component) => component,
-        None => compile(engine, &bytes, cache).map_err(|e| bad(format!("not a valid component: {e}")))?,
-    };
+    let Code { component, compiled, baseline } = code_for(runtime, &bytes, cache, from).map_err(bad)?;
     let pre = runtime.prepare(&component).map_err(|e| bad(format!("cannot be linked: {e}")))?;
 
     let name: Arc<str> = path.file_stem().map_or("component".into(), |s| s.to_string_lossy().into());
-    let mut found = introspect::introspect(engine, &name, &component, &docs::ComponentDocs::read(&bytes));
+    let docs = docs::ComponentDocs::read(&bytes);
+    let mut found = introspect::introspect(component.engine(), &name, &component, &docs);
     if let Some(manifest) = &manifest {
         found.warnings.extend(manifest.apply_to(&name, &mut found.tools));
     }
@@ -112,6 +129,7 @@ pub(crate) fn load_file(
         path: path.to_path_buf(),
         tools: found.tools.len(),
         compiled,
+        baseline,
         elapsed: started.elapsed(),
         provenance: match locked {
             Some(entry) => Provenance::Pulled { reference: entry.reference, signed_by: entry.signed_by },
@@ -120,7 +138,41 @@ pub(crate) fn load_file(
     };
     let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let plugin = Plugin { name, pre, tools: found.tools, offers: found.offers, manifest, folder };
-    Ok(LoadedFile { plugin, report, warnings: found.warnings })
+    let to_optimize = (baseline && matches!(from, CodeFrom::Compile(Compiler::Auto))).then_some(bytes);
+    Ok(LoadedFile { plugin, report, warnings: found.warnings, to_optimize })
+}
+
+/// The native code for `bytes`: optimized code from the cache, else what `from`
+/// says. A component the baseline compiler cannot compile is optimized instead.
+fn code_for(runtime: &Runtime, bytes: &[u8], cache: Option<&Cache>, from: CodeFrom<'_>) -> Result<Code, String> {
+    let engine = runtime.engine();
+    let compiler = match from {
+        CodeFrom::Precompiled(precompiled) => {
+            let component = precompiled.load(engine, bytes)?;
+            return Ok(Code { component, compiled: true, baseline: false });
+        }
+        CodeFrom::Compile(compiler) => compiler,
+    };
+    if let Some(component) = cache.and_then(|cache| cache.load(engine, bytes)) {
+        return Ok(Code { component, compiled: false, baseline: false });
+    }
+    let wants_baseline = match compiler {
+        Compiler::Auto => bytes.len() >= BASELINE_FROM_BYTES,
+        Compiler::Baseline => true,
+        Compiler::Optimizing => false,
+    };
+    if let Some(quick) = runtime.baseline_engine().filter(|_| wants_baseline) {
+        let quick_cache = cache.map(|cache| cache.for_engine(quick));
+        if let Some(component) = quick_cache.as_ref().and_then(|cache| cache.load(quick, bytes)) {
+            return Ok(Code { component, compiled: false, baseline: true });
+        }
+        match compile(quick, bytes, quick_cache.as_ref()) {
+            Ok(component) => return Ok(Code { component, compiled: true, baseline: true }),
+            Err(error) => tracing::info!("the baseline compiler cannot compile it ({error:#}); optimizing it now"),
+        }
+    }
+    let component = compile(engine, bytes, cache).map_err(|e| format!("not a valid component: {e}"))?;
+    Ok(Code { component, compiled: true, baseline: false })
 }
 
 /// The load error for a file that could not be read (or was not read: it is not a

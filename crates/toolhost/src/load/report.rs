@@ -20,6 +20,10 @@ pub struct ComponentReport {
     /// Whether it was compiled now (`false`: taken from the cache, or kept from the
     /// previous load).
     pub compiled: bool,
+    /// Whether it serves on the baseline compiler's code (see
+    /// [`Compiler`](crate::Compiler)); under `Compiler::Auto` its optimized code then
+    /// replaces it, and the report says `false`.
+    pub baseline: bool,
     /// How long loading it took.
     #[serde(rename = "elapsed_ms", serialize_with = "milliseconds")]
     pub elapsed: Duration,

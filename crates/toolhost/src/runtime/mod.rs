@@ -1,7 +1,10 @@
 //! The shared WebAssembly machinery: one engine (pooling allocator where the machine
 //! allows it, epoch interruption driven by a background ticker), one linker that
 //! offers WASI 0.2, `wasi:http` and the `toolhost:tool` imports, and the thread that
-//! drives what calls wait on in the host.
+//! drives what calls wait on in the host. Beside them, made when first needed: a
+//! baseline engine (Winch) whose code a large component is served on while the
+//! optimizing compiler (Cranelift) works, and the engine that optimizing work runs on
+//! in the background (`compilers.rs`).
 //!
 //! This is the one home of platform- and machine-specific settings (allocator sizes,
 //! page-reset strategy, stack size, the epoch tick): porting or tuning starts here.
@@ -15,12 +18,15 @@ use wasmtime::component::{Component, InstancePre, Linker};
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 mod admission;
+mod compilers;
 mod services;
 
 use admission::POOL_SLOTS;
 pub(crate) use admission::PREWARM_SLOTS;
 pub(crate) use admission::{Admission, Busy};
 pub use admission::{Capacity, Prewarm};
+pub(crate) use compilers::{BASELINE_FROM_BYTES, Precompiled};
+pub use compilers::{Compiler, UnknownCompiler};
 
 use crate::error::LoadError;
 use crate::sandbox::{CallState, EmptyRoot, install_shims};
@@ -32,6 +38,9 @@ pub(crate) const TICK: Duration = Duration::from_millis(5);
 pub(crate) struct Runtime {
     engine: Engine,
     linker: Linker<CallState>,
+    /// The baseline compiler's engine and linker, and the background optimizer's
+    /// engine, each made when first needed.
+    compilers: Arc<compilers::Compilers>,
     /// Drives what calls wait on in the host (timers, sockets, HTTP) on its own
     /// thread, so a call never depends on the caller's async runtime. Always `Some`
     /// until dropped.
@@ -61,9 +70,10 @@ impl Runtime {
             .inspect_err(|e| tracing::warn!("cannot make the sandbox's empty root folder ({e}); paths outside the granted folders will be reported by the tools alone"))
             .ok()
             .map(Arc::new);
-        let ticker = Ticker::start(engine.clone());
+        let compilers = Arc::new(compilers::Compilers::default());
+        let ticker = Ticker::start(engine.clone(), compilers.clone());
         let admission = Admission::new(capacity);
-        Ok(Runtime { engine, linker, io: Some(io), empty_root, admission, _ticker: ticker })
+        Ok(Runtime { engine, linker, compilers, io: Some(io), empty_root, admission, _ticker: ticker })
     }
 
     /// Runs `future` to completion on the calling thread, with the host's I/O runtime
@@ -106,10 +116,27 @@ impl Runtime {
         &self.engine
     }
 
-    /// Links a component against the host's imports once, for cheap instantiation later.
-    /// Fails naming the import the host cannot provide.
+    /// The baseline compiler's engine, or `None` where it cannot be had (Winch
+    /// compiles for x86-64 and AArch64 only).
+    pub(crate) fn baseline_engine(&self) -> Option<&Engine> {
+        self.compilers.baseline().map(|baseline| &baseline.engine)
+    }
+
+    /// The engines besides the main one (for the background optimizer, which must not
+    /// keep the runtime alive).
+    pub(crate) fn compilers(&self) -> Arc<compilers::Compilers> {
+        self.compilers.clone()
+    }
+
+    /// Links a component against the host's imports once, for cheap instantiation later
+    /// (with the linker of the engine that compiled it). Fails naming the import the
+    /// host cannot provide.
     pub(crate) fn prepare(&self, component: &Component) -> Result<InstancePre<CallState>, LinkError> {
-        self.linker.instantiate_pre(component).map_err(LinkError)
+        let linker = match self.compilers.baseline() {
+            Some(baseline) if Engine::same(component.engine(), &baseline.engine) => &baseline.linker,
+            _ => &self.linker,
+        };
+        linker.instantiate_pre(component).map_err(LinkError)
     }
 
     /// Epoch ticks that add up to `time` (at least one).
@@ -123,6 +150,7 @@ impl Runtime {
 #[error("{0:#}")]
 pub(crate) struct LinkError(wasmtime::Error);
 
+/// The settings every engine shares (the compiler and the allocator aside).
 fn base_config() -> Config {
     let mut config = Config::new();
     config.epoch_interruption(true);
@@ -155,6 +183,7 @@ fn pooled_engine() -> wasmtime::Result<Engine> {
     Engine::new(&config)
 }
 
+/// A linker offering the host's imports to components compiled by `engine`.
 fn make_linker(engine: &Engine) -> wasmtime::Result<Linker<CallState>> {
     let mut linker = Linker::<CallState>::new(engine);
     // Async bindings, so a call blocked in the host (a sleep, a slow server) can be
@@ -175,14 +204,14 @@ impl Drop for Runtime {
     }
 }
 
-/// Advances the engine's epoch every [`TICK`] until dropped.
+/// Advances the engines' epoch every [`TICK`] until dropped.
 struct Ticker {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Ticker {
-    fn start(engine: Engine) -> Ticker {
+    fn start(engine: Engine, compilers: Arc<compilers::Compilers>) -> Ticker {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::Builder::new()
@@ -191,6 +220,7 @@ impl Ticker {
                 while !flag.load(Ordering::Relaxed) {
                     std::thread::sleep(TICK);
                     engine.increment_epoch();
+                    compilers.increment_epoch();
                 }
             })
             .inspect_err(|e| tracing::error!("cannot start the epoch ticker, time limits will not fire: {e}"))
