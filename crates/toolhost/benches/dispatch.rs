@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
-use toolhost::{Host, ParamSpec, Prewarm, Registry, ToolSpec, WitFunction, WitType};
+use toolhost::{Compiler, Host, ParamSpec, Prewarm, Registry, ToolSpec, WitFunction, WitType};
 
 fn built(folder: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target").join(folder);
@@ -138,6 +138,38 @@ fn languages(c: &mut Criterion) {
     }
 }
 
+/// Each compiler (see `toolhost::Compiler`) for a trivial tool in each language: a
+/// host started with no cache until its first call's answer (compiling included),
+/// and back-to-back calls on the code it made. `Compiler::Auto` starts as `baseline`
+/// does for a large component (it is not measured itself: each start would leave a
+/// background compile running into the next sample).
+fn compilers(c: &mut Criterion) {
+    let cases: [(&str, PathBuf, &str, Value); 3] = [
+        ("rust", built("plugins").join("calculator.wasm"), "gcd", json!({"a": 12, "b": 18})),
+        ("python", built("plugins").join("stats-py.wasm"), "ratio", json!({"numerator": 1.0, "denominator": 4.0})),
+        ("javascript", built("plugins").join("urls-js.wasm"), "decode", json!({"text": "a%20b"})),
+    ];
+    let start = |component: &Path, compiler: Compiler| {
+        let builder = Host::builder().component_file(component).no_cache().compiler(compiler);
+        builder.build().unwrap_or_else(|error| panic!("{} loads: {error}", component.display()))
+    };
+    for (language, component, tool, arguments) in cases {
+        let mut group = c.benchmark_group(format!("compilers/{language}"));
+        group.sample_size(10);
+        for (label, compiler) in [("baseline", Compiler::Baseline), ("optimizing", Compiler::Optimizing)] {
+            group.bench_function(format!("{label}/first-call"), |b| {
+                b.iter(|| start(&component, compiler).call(tool, &arguments).expect("the call succeeds"))
+            });
+            let host = start(&component, compiler);
+            assert_eq!(host.load_report().components[0].baseline, compiler == Compiler::Baseline);
+            group.bench_function(format!("{label}/call"), |b| {
+                b.iter(|| host.call(tool, &arguments).expect("the call succeeds"))
+            });
+        }
+        group.finish();
+    }
+}
+
 /// Time for `iterations` calls spread over `threads` threads.
 fn calls_on_threads(host: &Host, threads: u64, iterations: u64) -> Duration {
     let arguments = json!({"text": "hello"});
@@ -251,5 +283,5 @@ fn extract(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dispatch, paced, parallel, languages, bind, no_repair, load, extract);
+criterion_group!(benches, dispatch, paced, parallel, languages, compilers, bind, no_repair, load, extract);
 criterion_main!(benches);

@@ -161,7 +161,8 @@ fn code_for(runtime: &Runtime, bytes: &[u8], cache: Option<&Cache>, from: CodeFr
         Compiler::Baseline => true,
         Compiler::Optimizing => false,
     };
-    if let Some(quick) = runtime.baseline_engine().filter(|_| wants_baseline) {
+    // The baseline engine is made only when first wanted.
+    if wants_baseline && let Some(quick) = runtime.baseline_engine() {
         let quick_cache = cache.map(|cache| cache.for_engine(quick));
         if let Some(component) = quick_cache.as_ref().and_then(|cache| cache.load(quick, bytes)) {
             return Ok(Code { component, compiled: false, baseline: true });
