@@ -7,6 +7,7 @@
 //! ```toml
 //! plugins = "plugins"
 //! watch = true
+//! compiler = "auto"            # or "optimizing", "baseline" (see toolhost::Compiler)
 //!
 //! [capacity]
 //! max_concurrent_calls = 16
@@ -44,6 +45,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use serde::Deserialize;
+use toolhost::Compiler;
 use toolhost::mcp::Access;
 use toolhost::mcp::http::OAuthOptions;
 
@@ -57,6 +59,9 @@ pub(crate) struct Config {
     pub(crate) shared_cache: Option<PathBuf>,
     /// Reload when components change.
     pub(crate) watch: Option<bool>,
+    /// Which compiler makes the code of a component not in the cache.
+    #[serde(default, deserialize_with = "compiler_named")]
+    pub(crate) compiler: Option<Compiler>,
     #[serde(default)]
     pub(crate) capacity: CapacityConfig,
     #[serde(default)]
@@ -74,6 +79,12 @@ pub(crate) struct Config {
     /// `[access]`: a scope or a static token's name = the tools (names or patterns) it opens.
     #[serde(default)]
     pub(crate) access: Option<std::collections::BTreeMap<String, Vec<String>>>,
+}
+
+/// `compiler = "NAME"`: a compiler by the name the command line takes.
+fn compiler_named<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Compiler>, D::Error> {
+    let name = String::deserialize(deserializer)?;
+    name.parse().map(Some).map_err(serde::de::Error::custom)
 }
 
 /// `[metrics]`: Prometheus metrics, on an address of their own.
@@ -264,6 +275,7 @@ impl Config {
             lines.push(format!("shared cache: {}", path(&self.shared_cache)));
         }
         lines.push(format!("watch: {}", self.watch.unwrap_or(false)));
+        lines.push(format!("compiler: {}", self.compiler.unwrap_or_default()));
         let http = &self.http;
         match http.address {
             Some(address) => {
@@ -349,6 +361,7 @@ impl Config {
             plugins.plugins = folder;
         }
         plugins.shared_cache = plugins.shared_cache.take().or(self.shared_cache);
+        plugins.compiler = plugins.compiler.or(self.compiler);
         *watch = *watch || self.watch.unwrap_or(false);
         let file = self.capacity;
         capacity.max_concurrent_calls = capacity.max_concurrent_calls.or(file.max_concurrent_calls);

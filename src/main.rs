@@ -39,16 +39,15 @@ struct Plugins {
     /// Which compiler makes the code of a component not in the cache: `auto` serves a
     /// large one (2 MiB or more) at once on baseline code and optimizes it in the
     /// background; `optimizing` optimizes every one before serving; `baseline` never
-    /// optimizes (fastest start, slower calls).
-    #[arg(long, env = "TOOLHOST_COMPILER", default_value = "auto", global = true,
-          value_parser = |name: &str| name.parse::<Compiler>())]
-    compiler: Compiler,
+    /// optimizes (fastest start, slower calls) [default: auto].
+    #[arg(long, env = "TOOLHOST_COMPILER", global = true, value_parser = |name: &str| name.parse::<Compiler>())]
+    compiler: Option<Compiler>,
 }
 
 impl Plugins {
     /// A host builder for these plugins and this cache.
     fn builder(&self) -> HostBuilder {
-        let builder = Host::builder().plugin_dir(&self.plugins).compiler(self.compiler);
+        let builder = Host::builder().plugin_dir(&self.plugins).compiler(self.compiler.unwrap_or_default());
         match &self.shared_cache {
             Some(shared) => builder.shared_cache_dir(shared),
             None => builder,

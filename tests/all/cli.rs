@@ -287,7 +287,7 @@ fn config_check_validates_a_file_and_names_the_key_at_fault() {
     };
     let good = write(
         "good.toml",
-        "plugins = \"tools\"\nwatch = true\n[capacity]\nmax_concurrent_calls = 8\n\
+        "plugins = \"tools\"\nwatch = true\ncompiler = \"baseline\"\n[capacity]\nmax_concurrent_calls = 8\n\
          [http]\naddress = \"0.0.0.0:8080\"\ntoken_file = \"token\"\n\
          [rate_limits]\ncalls_per_minute = 30\n[rate_limits.tools]\nevaluate = 5\n",
     );
@@ -295,6 +295,7 @@ fn config_check_validates_a_file_and_names_the_key_at_fault() {
     assert!(checked.status.success(), "{}", stderr(&checked));
     let shown = stdout(&checked);
     assert!(shown.contains(": valid") && shown.contains("watch: true"), "{shown}");
+    assert!(shown.contains("compiler: baseline"), "{shown}");
     let limits = "rate limits per caller: calls of a tool 30 a minute, evaluate 5 a minute; requests no limit";
     assert!(shown.contains(limits), "{shown}");
     // Relative paths are the file's folder's.
@@ -311,6 +312,11 @@ fn config_check_validates_a_file_and_names_the_key_at_fault() {
         ),
         ("type.toml", "[capacity]\nmax_queued_calls = \"many\"\n", "invalid type: string \"many\""),
         ("both.toml", "[http]\ntoken = \"${PATH}\"\ntoken_file = \"t\"\n", "both token and token_file"),
+        (
+            "compiler.toml",
+            "compiler = \"fast\"\n",
+            "there is no compiler 'fast': use 'auto', 'optimizing' or 'baseline'",
+        ),
     ];
     for (name, text, expected) in cases {
         let output = toolhost(&["config", "check", &write(name, text)]);

@@ -39,6 +39,17 @@ pub enum Compiler {
     Baseline,
 }
 
+impl std::fmt::Display for Compiler {
+    /// The name `FromStr` reads: `auto`, `optimizing` or `baseline`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Compiler::Auto => "auto",
+            Compiler::Optimizing => "optimizing",
+            Compiler::Baseline => "baseline",
+        })
+    }
+}
+
 impl std::str::FromStr for Compiler {
     type Err = UnknownCompiler;
 
