@@ -10,6 +10,9 @@
 # are built with componentize-py and componentize-js at the pinned versions below,
 # installed from PyPI / npm under target/guest-toolchain/ when missing; their
 # manifest (<folder>.toml, with the descriptions those toolchains drop) goes beside.
+# With WEVAL naming a weval binary (`cargo install weval`), JavaScript tools are
+# compiled ahead of time (componentize-js --aot); otherwise StarlingMonkey interprets
+# them. BENCHMARKS.md measures both: on this host the interpreter build is as fast.
 #
 # Uses the rustup `wasm32-wasip2` target when it is installed. Otherwise it sets up
 # an offline fallback itself (Debian's rustc-web with its std source, a wasm32-wasip2
@@ -172,10 +175,27 @@ world_of() {
     sed -n 's/^world \([a-z0-9-]*\).*/\1/p' "$1"/wit/*.wit | head -n1
 }
 
-# Whether OUT is newer than every file of the tool folder DIR.
+# Whether OUT is newer than every file of the tool folder DIR (and, for a JavaScript
+# tool, was built the way this run would build it).
 up_to_date() {
     local dir=$1 out=$2
-    [ -f "$out" ] && [ -z "$(find "$dir" -type f -newer "$out" -not -path '*/__pycache__/*' -print -quit)" ]
+    [ -f "$out" ] && [ -z "$(find "$dir" -type f -newer "$out" -not -path '*/__pycache__/*' -print -quit)" ] &&
+        { [ ! -f "$dir/app.js" ] || [ "$(cat "$(js_kind_stamp "$(basename "$dir")")" 2>/dev/null)" = "$(js_build_kind)" ]; }
+}
+
+# How this run builds JavaScript: "aot" with a usable $WEVAL, else "interpreter".
+js_build_kind() {
+    if [ -n "${WEVAL:-}" ]; then
+        [ -x "$WEVAL" ] || die "WEVAL=$WEVAL is not an executable weval binary (cargo install weval)"
+        echo aot
+    else
+        echo interpreter
+    fi
+}
+
+# Where the kind of a JavaScript tool's last build is kept.
+js_kind_stamp() {
+    mkdir -p "$toolchain_dir/built" && echo "$toolchain_dir/built/$1.js-build"
 }
 
 ensure_componentize_py() {
@@ -214,11 +234,14 @@ build_script_tool() {
                 -p "$dir" app -o "$out/$name.wasm.part") || die "componentize-py could not build $dir"
         else
             ensure_componentize_js
-            say "componentize-js: $name"
-            "$componentize_js" "$dir/app.js" -w "$dir/wit" -n "$(world_of "$dir")" -o "$out/$name.wasm.part" ||
-                die "componentize-js could not build $dir"
+            local aot=()
+            [ "$(js_build_kind)" = interpreter ] || aot=(--aot --weval-bin "$WEVAL")
+            say "componentize-js: $name ($(js_build_kind))"
+            "$componentize_js" "$dir/app.js" -w "$dir/wit" -n "$(world_of "$dir")" "${aot[@]}" \
+                -o "$out/$name.wasm.part" || die "componentize-js could not build $dir"
         fi
         mv "$out/$name.wasm.part" "$out/$name.wasm"
+        [ ! -f "$dir/app.js" ] || js_build_kind >"$(js_kind_stamp "$name")"
     fi
     install_manifest "$dir" "$out" "$name"
 }

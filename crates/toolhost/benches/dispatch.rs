@@ -29,11 +29,14 @@ fn host_of(component: &Path) -> Host {
     host_with(component, Prewarm::default())
 }
 
-/// The same, with `prewarm` for what is made ahead of the calls.
+/// The same, with `prewarm` for what is made ahead of the calls. Always Cranelift's
+/// code: with `Compiler::Auto` a large component not yet cached would be measured on
+/// Winch's code while the optimizer competes for the cores.
 fn host_with(component: &Path, prewarm: Prewarm) -> Host {
     Host::builder()
         .component_file(component)
         .cache_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/bench-cache"))
+        .compiler(Compiler::Optimizing)
         .prewarm(prewarm)
         .build()
         .unwrap_or_else(|error| panic!("{} loads: {error}", component.display()))
@@ -136,6 +139,21 @@ fn languages(c: &mut Criterion) {
         group.bench_function("paced", |b| b.iter_custom(|iterations| paced_calls(&host, tool, &arguments, iterations)));
         group.finish();
     }
+}
+
+/// A JavaScript call with work in it, beside the trivial one: urls-js's `count_hosts`
+/// over 500 URLs of 50 hosts (URL parsing, a map, a sort, an SVG chart), where code
+/// compiled ahead of time (`JS_AOT=1 scripts/build-guests.sh`) can differ from the
+/// interpreter's.
+fn javascript_work(c: &mut Criterion) {
+    let host = host_of(&built("plugins").join("urls-js.wasm"));
+    let urls: Vec<String> = (0..500).map(|i| format!("https://host{}.example/page/{i}?q={i}", i % 50)).collect();
+    let arguments = json!({ "urls": urls });
+    let mut group = c.benchmark_group("language/javascript");
+    group.bench_function("count-hosts-500", |b| {
+        b.iter(|| host.call("count_hosts", &arguments).expect("the call succeeds"))
+    });
+    group.finish();
 }
 
 /// Each compiler (see `toolhost::Compiler`) for a trivial tool in each language: a
@@ -283,5 +301,5 @@ fn extract(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dispatch, paced, parallel, languages, compilers, bind, no_repair, load, extract);
+criterion_group!(benches, dispatch, paced, parallel, languages, javascript_work, compilers, bind, no_repair, load, extract);
 criterion_main!(benches);
