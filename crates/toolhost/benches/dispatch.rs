@@ -301,5 +301,17 @@ fn extract(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dispatch, paced, parallel, languages, javascript_work, compilers, bind, no_repair, load, extract);
+criterion_group!(
+    benches,
+    dispatch,
+    paced,
+    parallel,
+    languages,
+    javascript_work,
+    compilers,
+    bind,
+    no_repair,
+    load,
+    extract
+);
 criterion_main!(benches);
