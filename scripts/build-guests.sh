@@ -33,6 +33,9 @@ die() {
     exit 1
 }
 
+[ -z "${WEVAL:-}" ] || [ -x "$WEVAL" ] ||
+    die "WEVAL=$WEVAL is not an executable weval binary (cargo install weval), or unset it to interpret JavaScript"
+
 # --- choosing a toolchain -------------------------------------------------------
 
 have_rustup_target() {
@@ -185,12 +188,7 @@ up_to_date() {
 
 # How this run builds JavaScript: "aot" with a usable $WEVAL, else "interpreter".
 js_build_kind() {
-    if [ -n "${WEVAL:-}" ]; then
-        [ -x "$WEVAL" ] || die "WEVAL=$WEVAL is not an executable weval binary (cargo install weval)"
-        echo aot
-    else
-        echo interpreter
-    fi
+    if [ -n "${WEVAL:-}" ]; then echo aot; else echo interpreter; fi
 }
 
 # Where the kind of a JavaScript tool's last build is kept.
