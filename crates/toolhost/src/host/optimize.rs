@@ -10,22 +10,18 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, Weak};
 
-use wasmtime::component::Component;
-
 use super::HostCore;
 use super::snapshot::{ServedComponent, Snapshot};
-use crate::load::{CodeFrom, Version, keep_in_cache, load_file};
+use crate::load::{CodeFrom, Version, load_file};
 use crate::mutex::lock;
 use crate::runtime::Precompiled;
 use crate::sys;
 
-/// A component to optimize: which version of which file, with its bytes (and its
-/// baseline code when that is still to be kept in the cache).
+/// A component to optimize: which version of which file, with its bytes.
 pub(super) struct Job {
     pub(super) source: PathBuf,
     pub(super) version: Version,
     pub(super) bytes: Vec<u8>,
-    pub(super) uncached: Option<Component>,
 }
 
 /// The host's optimizing thread, started with its first job; it ends with the host.
@@ -67,7 +63,6 @@ impl Optimizer {
 fn work(jobs: &mpsc::Receiver<Job>, core: &Weak<HostCore>) {
     sys::lower_this_threads_priority();
     while let Ok(job) = jobs.recv() {
-        keep_baseline_code(core, &job);
         let Some(compilers) = core.upgrade().filter(|c| c.serves_baseline(&job)).map(|c| c.runtime.compilers()) else {
             continue;
         };
@@ -81,17 +76,6 @@ fn work(jobs: &mpsc::Receiver<Job>, core: &Weak<HostCore>) {
             }
         }
     }
-}
-
-/// Keeps `job`'s baseline code in the host's cache, so a host started before the
-/// optimized code is ready finds it.
-fn keep_baseline_code(core: &Weak<HostCore>, job: &Job) {
-    let Some(component) = &job.uncached else { return };
-    let Some(cache) = core.upgrade().and_then(|core| core.cache.as_ref().map(|c| c.for_engine(component.engine())))
-    else {
-        return;
-    };
-    keep_in_cache(&cache, &job.bytes, component);
 }
 
 impl HostCore {

@@ -19,9 +19,7 @@ use super::servers::ServedServer;
 use super::snapshot::{ServedComponent, Snapshot};
 use crate::error::LoadError;
 use crate::invoke::Recipe;
-use crate::load::{
-    CodeFrom, LoadedFile, ToOptimize, Version, fingerprint, load_all, load_file, plugin_files, server_fingerprint,
-};
+use crate::load::{CodeFrom, LoadedFile, Version, fingerprint, load_all, load_file, plugin_files, server_fingerprint};
 use crate::mutex::lock;
 
 /// The running watcher of the plugin folders; dropping it stops watching.
@@ -56,8 +54,8 @@ impl HostCore {
                 Some(Ok(mut loaded)) => {
                     warnings.extend(loaded.warnings.iter().cloned());
                     let version = version.unwrap_or_default();
-                    if let Some(ToOptimize { bytes, uncached }) = loaded.to_optimize.take() {
-                        to_optimize.push(Job { source: path.clone(), version, bytes, uncached });
+                    if let Some(bytes) = loaded.to_optimize.take() {
+                        to_optimize.push(Job { source: path.clone(), version, bytes });
                     }
                     components.push(self.serve(loaded, path, version));
                 }

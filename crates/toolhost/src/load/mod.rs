@@ -68,16 +68,9 @@ pub(crate) struct LoadedFile {
     pub(crate) plugin: Plugin,
     pub(crate) report: ComponentReport,
     pub(crate) warnings: Vec<String>,
-    /// When it serves on baseline code: what the background optimizer needs.
-    pub(crate) to_optimize: Option<ToOptimize>,
-}
-
-/// A component serving on baseline code, to be optimized in the background.
-pub(crate) struct ToOptimize {
-    pub(crate) bytes: Vec<u8>,
-    /// Its baseline code, when just compiled: keeping it in the cache (a third of a
-    /// second for an 18 MB component) is left to the background too, off the first call.
-    pub(crate) uncached: Option<Component>,
+    /// The component's bytes, when it serves on baseline code and is to be optimized
+    /// in the background.
+    pub(crate) to_optimize: Option<Vec<u8>>,
 }
 
 /// Where [`load_file`] gets a component's native code.
@@ -145,8 +138,7 @@ pub(crate) fn load_file(
     };
     let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let plugin = Plugin { name, pre, tools: found.tools, offers: found.offers, manifest, folder };
-    let to_optimize = (baseline && matches!(from, CodeFrom::Compile(Compiler::Auto)))
-        .then(|| ToOptimize { bytes, uncached: compiled.then(|| component.clone()) });
+    let to_optimize = (baseline && matches!(from, CodeFrom::Compile(Compiler::Auto))).then_some(bytes);
     Ok(LoadedFile { plugin, report, warnings: found.warnings, to_optimize })
 }
 
@@ -175,9 +167,7 @@ fn code_for(runtime: &Runtime, bytes: &[u8], cache: Option<&Cache>, from: CodeFr
         if let Some(component) = quick_cache.as_ref().and_then(|cache| cache.load(quick, bytes)) {
             return Ok(Code { component, compiled: false, baseline: true });
         }
-        // Under `Auto` the optimizer keeps this code in the cache (see `ToOptimize`).
-        let store_now = quick_cache.as_ref().filter(|_| compiler != Compiler::Auto);
-        match compile(quick, bytes, store_now) {
+        match compile(quick, bytes, quick_cache.as_ref()) {
             Ok(component) => return Ok(Code { component, compiled: true, baseline: true }),
             Err(error) => tracing::info!("the baseline compiler cannot compile it ({error:#}); optimizing it now"),
         }
@@ -199,17 +189,12 @@ pub(crate) fn unreadable(path: &Path, error: ReadError) -> LoadError {
 fn compile(engine: &wasmtime::Engine, bytes: &[u8], cache: Option<&Cache>) -> wasmtime::Result<Component> {
     let component = Component::new(engine, bytes)?;
     if let Some(cache) = cache {
-        keep_in_cache(cache, bytes, &component);
+        match component.serialize() {
+            Ok(compiled) => cache.store(bytes, &compiled),
+            Err(error) => tracing::warn!("cannot serialise a compiled component for the cache: {error}"),
+        }
     }
     Ok(component)
-}
-
-/// Keeps `component`'s native code, compiled from `bytes`, in `cache`.
-pub(crate) fn keep_in_cache(cache: &Cache, bytes: &[u8], component: &Component) {
-    match component.serialize() {
-        Ok(compiled) => cache.store(bytes, &compiled),
-        Err(error) => tracing::warn!("cannot serialise a compiled component for the cache: {error}"),
-    }
 }
 
 /// Says what a file is when it is not a component, in words a tool author understands.
