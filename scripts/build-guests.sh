@@ -12,7 +12,7 @@
 # manifest (<folder>.toml, with the descriptions those toolchains drop) goes beside.
 # With WEVAL naming a weval binary (`cargo install weval`), JavaScript tools are
 # compiled ahead of time (componentize-js --aot); otherwise StarlingMonkey interprets
-# them. BENCHMARKS.md measures both: on this host the interpreter build is as fast.
+# them. BENCHMARKS.md measures both: the ahead-of-time build is no faster here.
 #
 # Uses the rustup `wasm32-wasip2` target when it is installed. Otherwise it sets up
 # an offline fallback itself (Debian's rustc-web with its std source, a wasm32-wasip2
@@ -33,8 +33,13 @@ die() {
     exit 1
 }
 
-[ -z "${WEVAL:-}" ] || [ -x "$WEVAL" ] ||
-    die "WEVAL=$WEVAL is not an executable weval binary (cargo install weval), or unset it to interpret JavaScript"
+# How JavaScript tools are built: "aot" with a weval binary in $WEVAL, else "interpreter".
+js_build=interpreter
+if [ -n "${WEVAL:-}" ]; then
+    [ -x "$WEVAL" ] ||
+        die "WEVAL=$WEVAL is not an executable weval binary (cargo install weval), or unset it to interpret JavaScript"
+    js_build=aot
+fi
 
 # --- choosing a toolchain -------------------------------------------------------
 
@@ -182,18 +187,14 @@ world_of() {
 # tool, was built the way this run would build it).
 up_to_date() {
     local dir=$1 out=$2
-    [ -f "$out" ] && [ -z "$(find "$dir" -type f -newer "$out" -not -path '*/__pycache__/*' -print -quit)" ] &&
-        { [ ! -f "$dir/app.js" ] || [ "$(cat "$(js_kind_stamp "$(basename "$dir")")" 2>/dev/null)" = "$(js_build_kind)" ]; }
+    [ -f "$out" ] && [ -z "$(find "$dir" -type f -newer "$out" -not -path '*/__pycache__/*' -print -quit)" ] ||
+        return 1
+    [ ! -f "$dir/app.js" ] || [ "$(cat "$(js_build_stamp "$dir")" 2>/dev/null)" = "$js_build" ]
 }
 
-# How this run builds JavaScript: "aot" with a usable $WEVAL, else "interpreter".
-js_build_kind() {
-    if [ -n "${WEVAL:-}" ]; then echo aot; else echo interpreter; fi
-}
-
-# Where the kind of a JavaScript tool's last build is kept.
-js_kind_stamp() {
-    mkdir -p "$toolchain_dir/built" && echo "$toolchain_dir/built/$1.js-build"
+# Where the kind of build ($js_build) a JavaScript tool folder DIR last had is kept.
+js_build_stamp() {
+    echo "$toolchain_dir/built/$(basename "$1").js-build"
 }
 
 ensure_componentize_py() {
@@ -233,13 +234,15 @@ build_script_tool() {
         else
             ensure_componentize_js
             local aot=()
-            [ "$(js_build_kind)" = interpreter ] || aot=(--aot --weval-bin "$WEVAL")
-            say "componentize-js: $name ($(js_build_kind))"
+            [ "$js_build" = interpreter ] || aot=(--aot --weval-bin "$WEVAL")
+            say "componentize-js: $name ($js_build)"
             "$componentize_js" "$dir/app.js" -w "$dir/wit" -n "$(world_of "$dir")" "${aot[@]}" \
                 -o "$out/$name.wasm.part" || die "componentize-js could not build $dir"
         fi
         mv "$out/$name.wasm.part" "$out/$name.wasm"
-        [ ! -f "$dir/app.js" ] || js_build_kind >"$(js_kind_stamp "$name")"
+        if [ -f "$dir/app.js" ]; then
+            mkdir -p "$toolchain_dir/built" && echo "$js_build" >"$(js_build_stamp "$dir")"
+        fi
     fi
     install_manifest "$dir" "$out" "$name"
 }

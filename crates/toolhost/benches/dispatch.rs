@@ -143,7 +143,7 @@ fn languages(c: &mut Criterion) {
 
 /// A JavaScript call with work in it, beside the trivial one: urls-js's `count_hosts`
 /// over 500 URLs of 50 hosts (URL parsing, a map, a sort, an SVG chart), where code
-/// compiled ahead of time (`JS_AOT=1 scripts/build-guests.sh`) can differ from the
+/// compiled ahead of time (`WEVAL=path/to/weval scripts/build-guests.sh`) can differ from the
 /// interpreter's.
 fn javascript_work(c: &mut Criterion) {
     let host = host_of(&built("plugins").join("urls-js.wasm"));
