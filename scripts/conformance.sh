@@ -5,7 +5,9 @@
 # tool whose schema keywords the suite checks (tests/conformance/schema-tools.json,
 # served by tests/servers/functions.mjs): a component's schema is made from its WIT,
 # which has no `$defs`, so what is checked is that a plugin's schema is passed on
-# keyword for keyword. Fails on any
+# keyword for keyword. A call's event stream is closed after 300 ms (SSE polling), so
+# the longer calls of every session scenario are resumed by the suite's client, as
+# `test_reconnection`'s scenario asks. Fails on any
 # scenario that fails unless tests/conformance/expected-failures.yml lists it, and on
 # any listed scenario that now passes (the list only shrinks).
 #
@@ -57,7 +59,8 @@ cp target/test-guests/conformance.wasm tests/conformance/conformance.toml "$plug
 printf 'command = ["%s", "%s", "%s", "%s"]\n' "$node_bin/node" "$root/tests/servers/functions.mjs" \
     "$root/target/mcp-servers/node_modules" "$root/tests/conformance/schema-tools.json" >"$plugins/schemas.mcp.toml"
 TOOLHOST_CACHE_DIR=${TOOLHOST_CACHE_DIR:-target/test-cache} \
-    "$toolhost" serve --http 127.0.0.1:0 --plugins "$plugins" --tasks-after-ms 250 2>"$log" &
+    "$toolhost" serve --http 127.0.0.1:0 --plugins "$plugins" --tasks-after-ms 250 \
+    --poll-after-ms 300 --sse-retry-ms 100 2>"$log" &
 server=$!
 # The server says where it listens on its first line, then loads the plugins.
 url=

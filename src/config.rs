@@ -176,6 +176,8 @@ pub(crate) struct HttpConfig {
     pub(crate) tasks_after_ms: Option<u64>,
     /// `false`: never answer a call with a task.
     pub(crate) tasks: Option<bool>,
+    pub(crate) poll_after_ms: Option<u64>,
+    pub(crate) sse_retry_ms: Option<u64>,
 }
 
 impl Config {
@@ -400,6 +402,8 @@ fn apply_http(file: HttpConfig, http: &mut crate::serve::HttpArgs) {
     http.io_timeout_ms = http.io_timeout_ms.or(file.io_timeout_ms);
     http.shutdown_timeout_ms = http.shutdown_timeout_ms.or(file.shutdown_timeout_ms);
     http.drain_ms = http.drain_ms.or(file.drain_ms);
+    http.poll_after_ms = http.poll_after_ms.or(file.poll_after_ms);
+    http.sse_retry_ms = http.sse_retry_ms.or(file.sse_retry_ms);
     // A flag's choice about tasks (either one) wins over the file's.
     if http.tasks_after_ms.is_none() && !http.no_tasks {
         http.tasks_after_ms = file.tasks_after_ms;

@@ -64,6 +64,15 @@ pub(crate) struct HttpArgs {
     /// Never answer a call with a task.
     #[arg(long)]
     pub(crate) no_tasks: bool,
+    /// Close a call's event stream (in the session revisions) after this many
+    /// milliseconds; the client resumes it with Last-Event-ID (SSE polling, for a proxy
+    /// that cuts long responses) [default: open until the answer].
+    #[arg(long)]
+    pub(crate) poll_after_ms: Option<u64>,
+    /// How long a client whose event stream ended waits before it resumes it, in
+    /// milliseconds [default: 3000].
+    #[arg(long)]
+    pub(crate) sse_retry_ms: Option<u64>,
     /// Serve Prometheus metrics at http://ADDR/metrics (e.g. 0.0.0.0:9464), without
     /// the token: keep it internal, as it names the tools.
     #[arg(long, value_name = "ADDR")]
@@ -110,6 +119,8 @@ impl HttpArgs {
             Some(ms) => Some(Duration::from_millis(ms)),
             None => options.tasks_after,
         };
+        options.poll_after = self.poll_after_ms.map(Duration::from_millis);
+        options.sse_retry = self.sse_retry_ms.map_or(options.sse_retry, Duration::from_millis);
         Ok(options)
     }
 

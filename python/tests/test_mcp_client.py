@@ -2,17 +2,24 @@
 ``toolhost serve``: it hears the progress and log lines that the Rust, Python and
 JavaScript example tools report, and gets each one's chart as an image content
 block; a tool's question reaches its elicitation callback and a tool's request its
-sampling callback, and their answers go back to the tool."""
+sampling callback, and their answers go back to the tool. Over HTTP, with the
+server closing a long call's event stream again and again (SSE polling), the client
+resumes it and misses nothing."""
 
 import asyncio
 import base64
 import os
+import re
 import shutil
+import subprocess
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 from conftest import CACHE, PLUGINS, ROOT, guest
 
@@ -95,3 +102,55 @@ def test_a_tools_question_and_request_reach_the_sdks_callbacks_and_their_answers
     assert "action=accept" in elicited.content[0].text and "ada@example.com" in elicited.content[0].text
     assert sampled[0].messages[0].content.text == "2+2?" and sampled[0].max_tokens == 100
     assert sampled_result.content[0].text == '"LLM response: 4"'
+
+
+def wait_until_loaded(health):
+    """Waits (a bounded while) until the server's ``/health`` says its plugins are loaded."""
+    for _ in range(600):
+        try:
+            with urllib.request.urlopen(health, timeout=5) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.05)
+    pytest.fail(f"{health} did not say 200 within 30 s")
+
+
+@pytest.mark.timeout(120)
+def test_an_mcp_sdk_client_resumes_a_long_calls_closed_streams_and_misses_nothing(tmp_path):
+    shutil.copy(guest("hostile"), tmp_path / "hostile.wasm")
+    server = subprocess.Popen(
+        [str(TOOLHOST), "serve", "--http", "127.0.0.1:0", "--plugins", str(tmp_path),
+         "--poll-after-ms", "150", "--sse-retry-ms", "50"],
+        env={"TOOLHOST_CACHE_DIR": str(CACHE), "PATH": os.environ.get("PATH", "")},
+        stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        url = re.search(r"http://127\.0\.0\.1:\d+/mcp", server.stderr.readline()).group(0)
+        wait_until_loaded(url.removesuffix("/mcp") + "/health")
+        progress, asked = [], []
+
+        async def on_progress(done, total, message):
+            progress.append((done, total, message))
+
+        async def on_elicit(context, params):
+            asked.append(params.message)
+            return types.ElicitResult(action="accept", content={"ok": True})
+
+        async def run():
+            async with streamable_http_client(url) as (read, write):
+                async with ClientSession(read, write, elicitation_callback=on_elicit) as session:
+                    await session.initialize()
+                    # Eight steps 100 ms apart, then a question: about six streams closed.
+                    arguments = {"steps": 8, "pause_ms": 100, "ask": True}
+                    return await session.call_tool("work", arguments, progress_callback=on_progress)
+
+        result = asyncio.run(run())
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert not result.is_error, result
+    assert result.structured_content == {"result": 9}
+    assert progress == [(float(step), 8.0, f"step {step}") for step in range(1, 9)]
+    assert asked == ["One more?"]

@@ -132,6 +132,16 @@ pub(crate) fn raw(port: u16, request: &str) -> Response {
     Response { status, head: head.to_lowercase(), body: body.to_string() }
 }
 
+/// A server over the hostile test guest alone, with `options`, ready; and its
+/// plugin folder, to keep while it serves.
+fn hostile_server(options: &[&str]) -> (tempfile::TempDir, Server) {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    std::fs::copy(common::test_guest("hostile"), folder.path().join("hostile.wasm")).expect("copy");
+    let server = Server::start(folder.path(), options);
+    server.wait_until_ready();
+    (folder, server)
+}
+
 /// A POST of `body` to `/mcp`, with these extra header lines.
 pub(crate) fn post(port: u16, headers: &str, body: &str) -> Response {
     raw(
@@ -429,10 +439,7 @@ fn oversized_malformed_batched_and_metadata_less_requests_get_clear_errors_and_t
 
 #[test]
 fn a_client_that_leaves_mid_call_or_idles_does_not_stop_the_server_serving_others() {
-    let folder = tempfile::tempdir().expect("temporary folder");
-    std::fs::copy(common::test_guest("hostile"), folder.path().join("hostile.wasm")).expect("copy");
-    let server = Server::start(folder.path(), &[]);
-    server.wait_until_ready();
+    let (_folder, server) = hostile_server(&[]);
     // A call to a tool that sleeps 2 s, abandoned after 100 ms.
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
     let sleep = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -465,10 +472,7 @@ fn a_client_that_leaves_mid_call_or_idles_does_not_stop_the_server_serving_other
 
 #[test]
 fn beyond_its_queue_a_request_gets_503_with_retry_after() {
-    let folder = tempfile::tempdir().expect("temporary folder");
-    std::fs::copy(common::test_guest("hostile"), folder.path().join("hostile.wasm")).expect("copy");
-    let server = Server::start(folder.path(), &["--max-concurrent-requests", "1", "--max-queued-requests", "0"]);
-    server.wait_until_ready();
+    let (_folder, server) = hostile_server(&["--max-concurrent-requests", "1", "--max-queued-requests", "0"]);
     let slow = std::thread::spawn({
         let url = server.url();
         move || {
@@ -509,10 +513,7 @@ fn health_says_503_until_the_plugins_have_loaded() {
 
 #[test]
 fn sigterm_finishes_the_calls_in_flight_then_stops() {
-    let folder = tempfile::tempdir().expect("temporary folder");
-    std::fs::copy(common::test_guest("hostile"), folder.path().join("hostile.wasm")).expect("copy");
-    let mut server = Server::start(folder.path(), &[]);
-    server.wait_until_ready();
+    let (_folder, mut server) = hostile_server(&[]);
     let url = server.url();
     let in_flight = std::thread::spawn(move || {
         runtime().block_on(async {
@@ -585,6 +586,91 @@ fn a_watching_server_tells_session_clients_when_the_tool_list_changes() {
         std::fs::rename(folder.path().join(".units.part"), folder.path().join("units.wasm")).expect("rename");
         tokio::time::timeout(Duration::from_secs(20), changes.recv()).await.expect("told within 20 s");
         assert!(names(client.list_all_tools().await.expect("tools/list")).contains(&"convert".to_string()));
+        client.cancel().await.expect("the client closes");
+    });
+}
+
+/// Opens a session of revision 2025-11-25 by raw HTTP; returns its id.
+fn open_session(port: u16) -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let opened = post(port, "", &initialize.to_string());
+    assert_eq!(opened.status, 200, "{}", opened.body);
+    let session = opened
+        .head
+        .lines()
+        .find_map(|line| line.strip_prefix("mcp-session-id:"))
+        .map(|id| id.trim().to_string())
+        .expect("a session id");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let headers = format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n");
+    assert_eq!(post(port, &headers, &initialized.to_string()).status, 202);
+    session
+}
+
+/// The `id:` and `data:` fields of each event of an SSE body.
+fn events(body: &str) -> Vec<(Option<String>, String)> {
+    body.split("\n\n")
+        .filter(|event| !event.trim().is_empty())
+        .map(|event| {
+            let field =
+                |name: &str| event.lines().find_map(|line| line.strip_prefix(name)).map(|v| v.trim().to_string());
+            (field("id:"), field("data:").unwrap_or_default())
+        })
+        .collect()
+}
+
+#[test]
+fn a_long_calls_stream_is_closed_and_its_answer_waits_for_the_client_to_come_back() {
+    let (_folder, server) = hostile_server(&["--poll-after-ms", "150", "--sse-retry-ms", "50"]);
+    let session = open_session(server.port);
+    let headers = format!("Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n");
+    let sleep = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "sleep", "arguments": {"ms": 600}}});
+    // The call's stream closes after 150 ms, with an event to resume after and no answer.
+    let first = post(server.port, &headers, &sleep.to_string());
+    assert!(first.head.contains("text/event-stream"), "{}", first.head);
+    let sent = events(&first.body);
+    assert!(first.body.contains("retry: 50"), "{}", first.body);
+    assert!(!first.body.contains("\"result\""), "the answer came before the stream closed: {}", first.body);
+    let last = sent.iter().rev().find_map(|(id, _)| id.clone()).expect("an event id to resume after");
+    // The client comes back after the call has ended: the answer waited for it.
+    std::thread::sleep(Duration::from_millis(700));
+    let resumed = raw(
+        server.port,
+        &format!(
+            "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n{headers}Last-Event-ID: {last}\r\n\r\n"
+        ),
+    );
+    assert_eq!(resumed.status, 200, "{}", resumed.body);
+    let answers: Vec<Value> =
+        events(&resumed.body).into_iter().filter_map(|(_, data)| serde_json::from_str(&data).ok()).collect();
+    let answer = answers.iter().find(|message| message["id"] == 7).unwrap_or_else(|| panic!("{}", resumed.body));
+    assert_eq!(answer["result"]["structuredContent"], json!({"result": 600}), "{answer}");
+    // A client that resumes after the last event is sent nothing more: no answer twice.
+    let answered_at = events(&resumed.body).into_iter().rev().find_map(|(id, _)| id).expect("the answer's id");
+    let again = raw(
+        server.port,
+        &format!(
+            "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n{headers}Last-Event-ID: {answered_at}\r\n\r\n"
+        ),
+    );
+    assert!(!again.body.contains("\"result\""), "{}", again.body);
+}
+
+#[test]
+fn an_rmcp_client_whose_streams_are_closed_mid_call_gets_every_answer() {
+    let (_folder, server) = hostile_server(&["--poll-after-ms", "100", "--sse-retry-ms", "50"]);
+    runtime().block_on(async {
+        let client = client(&server.url(), None, Some(ProtocolVersion::V_2025_11_25)).await;
+        // Two calls at once, each stream closed and resumed more than once.
+        let (long, short) = tokio::join!(
+            client.call_tool(call("sleep", json!({"ms": 450}))),
+            client.call_tool(call("sleep", json!({"ms": 250}))),
+        );
+        assert_eq!(long.expect("tools/call").structured_content, Some(json!({"result": 450})));
+        assert_eq!(short.expect("tools/call").structured_content, Some(json!({"result": 250})));
+        let echo = client.call_tool(call("echo", json!({"text": "quick"}))).await.expect("tools/call");
+        assert_eq!(echo.structured_content, Some(json!({"result": "quick"})));
         client.cancel().await.expect("the client closes");
     });
 }

@@ -22,6 +22,11 @@ const PAUSE: Duration = Duration::from_millis(50);
 /// patience scripts/conformance.sh gives a call before it becomes a task.
 const WORK: Duration = Duration::from_millis(500);
 
+/// How long scripts/conformance.sh lets a call's event stream stay open (and a
+/// resumed one): `test_reconnection` works for one and a half times this, so that its
+/// answer comes on the stream its client resumes.
+const STREAMED_FOR: Duration = Duration::from_millis(300);
+
 /// A 1x1 red PNG image.
 const RED_PIXEL: [u8; 69] = [
     0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00,
@@ -174,6 +179,11 @@ impl Guest for Conformance {
             Answer::Accept(values) => format!("Hello! You answered {values}"),
             _ => "Hello, stranger!".to_string(),
         }
+    }
+
+    fn test_reconnection() -> String {
+        std::thread::sleep(STREAMED_FOR + STREAMED_FOR / 2);
+        "Reconnection test completed successfully".to_string()
     }
 
     fn test_multiple_content_types() {

@@ -3,8 +3,9 @@
 //! older ones (2025-06-18, 2025-11-25) — and `/health` for load balancers, behind
 //! the guards in `guard.rs` (a bearer token, a bounded queue of requests) and rmcp's
 //! own (Host and Origin checks, a request-body limit), on the connections of
-//! `listener.rs` (header, body and write timeouts; a graceful shutdown); and, on an
-//! address of its own, Prometheus metrics at `/metrics`.
+//! `listener.rs` (header, body and write timeouts; a graceful shutdown), a session
+//! call's event stream closed for its client to resume when asked (`polling.rs`);
+//! and, on an address of its own, Prometheus metrics at `/metrics`.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -21,6 +22,7 @@
 mod auth;
 mod guard;
 mod listener;
+mod polling;
 
 pub use auth::OAuthOptions;
 use std::collections::BTreeMap;
@@ -96,6 +98,15 @@ pub struct HttpOptions {
     /// revision 2026-07-28 on) runs in its request before it goes on as a task the
     /// client polls (default 1 s); `None`: calls never become tasks.
     pub tasks_after: Option<Duration>,
+    /// How long a call's event stream stays open in the session revisions before the
+    /// server closes it, the client coming back after `sse_retry` with `Last-Event-ID`
+    /// for what the call sent since (SSE polling, SEP-1699: no proxy in between has to
+    /// hold a response open for the whole of a long call); `None` (the default): open
+    /// until the call's answer.
+    pub poll_after: Option<Duration>,
+    /// How long a client whose event stream ended waits before it resumes it: the
+    /// `retry` field of each stream's first event (default 3 s).
+    pub sse_retry: Duration,
     /// Where every tool call is recorded (see [`crate::mcp::AuditLog`]); none by default.
     pub audit: Option<Arc<crate::mcp::AuditLog>>,
     /// Calls and requests each caller may make a minute (see
@@ -131,6 +142,8 @@ impl HttpOptions {
             shutdown_timeout: Duration::from_secs(30),
             drain: Duration::from_secs(1),
             tasks_after: Some(super::tasks::DEFAULT_PATIENCE),
+            poll_after: None,
+            sse_retry: Duration::from_secs(3),
             audit: None,
             rate_limits: None,
             metrics_addr: None,
@@ -210,9 +223,12 @@ impl HttpServer {
         let stopped = CancellationToken::new();
         let metrics = self.metrics_listener.map(|listener| serve_metrics(listener, stopped.clone()));
         let loading = tokio::spawn(load_into(host, ready.clone(), metrics.clone()));
-        let sessions = Arc::new(LocalSessionManager::default());
+        let mut sessions = LocalSessionManager::default();
+        sessions.session_config.sse_retry = Some(self.options.sse_retry);
+        let sessions = Arc::new(sessions);
+        let relayed = Arc::new(polling::Sessions::new(sessions.clone(), self.options.poll_after));
         let guards = Arc::new(Guards::new(&self.options, ready.clone()));
-        let app = router(&self.options, metrics, ready, guards.clone(), sessions.clone(), stopped.clone());
+        let app = router(&self.options, metrics, ready, guards.clone(), relayed, stopped.clone());
         let connections = listener::Connections::new(&self.options);
         // Accepting stops, and the socket closes: new connections are refused at once,
         // so a load balancer sends them to another replica.
@@ -319,7 +335,7 @@ fn router(
     metrics: Option<Arc<Metrics>>,
     ready: Ready,
     guards: Arc<Guards>,
-    sessions: Arc<LocalSessionManager>,
+    sessions: Arc<polling::Sessions>,
     stopped: CancellationToken,
 ) -> Router {
     let mcp = StreamableHttpService::new(
@@ -379,7 +395,8 @@ fn scopes_supported(options: &HttpOptions) -> Vec<String> {
 }
 
 /// rmcp's own checks: Host and Origin (loopback unless more are allowed), the body
-/// limit, sessions for the older revisions, JSON answers where they suffice.
+/// limit, sessions for the older revisions (their streams' `retry`), JSON answers
+/// where they suffice.
 fn rmcp_config(options: &HttpOptions, stopped: CancellationToken) -> StreamableHttpServerConfig {
     let loopback_hosts = ["localhost", "127.0.0.1", "::1", "[::1]"].map(String::from);
     let loopback_origins = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"].map(String::from);
@@ -389,6 +406,7 @@ fn rmcp_config(options: &HttpOptions, stopped: CancellationToken) -> StreamableH
         .enforce_origin_validation()
         .with_max_request_body_bytes(options.max_body_bytes)
         .with_legacy_session_mode(true)
+        .with_sse_retry(Some(options.sse_retry))
         .with_json_response(true)
         .with_cancellation_token(stopped)
 }
