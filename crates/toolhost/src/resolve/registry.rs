@@ -11,7 +11,11 @@
 //!    `tools.`, `tool.`, `mcp__<server>__`, or a `<component>/` / `<component>.`
 //!    qualifier (which also restricts the match to that component). So when a name
 //!    reads both as a tool's own dotted name and as `<component>.<tool>`, the tool's
-//!    own name wins.
+//!    own name wins;
+//! 4. a dropped namespace: the name (its key) is the last part or parts of a
+//!    qualified name, split only where it is qualified (`.`, `/`, `::`, `__`), never
+//!    at a `_` or `-` inside a part: `gcd` for `number_theory.gcd`, `Bar::baz` for
+//!    `Foo::Bar::baz` (`id` never runs `get_user_id`).
 //!
 //! Provider names are given out once, when the registry is built: each tool's name
 //! in the form every provider takes ([`provider_name`]); two tools whose forms
@@ -58,6 +62,9 @@ pub struct Registry {
     specs: BTreeMap<String, (ToolSpec, ToolRef)>,
     /// Normalised unqualified name → registered names sharing it, sorted.
     by_key: HashMap<String, Vec<String>>,
+    /// The key of each proper tail of a qualified name (`gcd` of
+    /// `number_theory.gcd`) → registered names ending so, sorted.
+    by_tail: HashMap<String, Vec<String>>,
     /// The names prepared for the nearest-name hint.
     hints: Candidates,
     /// Every registered name, sorted, for the inventory in corrective messages.
@@ -188,9 +195,10 @@ impl Registry {
     fn insert(&mut self, spec: ToolSpec, tool: ToolRef) {
         let key = tool_key(unqualified(&spec.name));
         self.components.insert(normalise(&spec.component), spec.component.clone());
-        let names = self.by_key.entry(key).or_default();
-        names.push(spec.name.clone());
-        names.sort();
+        add_sorted(self.by_key.entry(key).or_default(), &spec.name);
+        for tail in tail_keys(unqualified(&spec.name)) {
+            add_sorted(self.by_tail.entry(tail).or_default(), &spec.name);
+        }
         self.specs.insert(spec.name.clone(), (spec, tool));
     }
 
@@ -250,7 +258,20 @@ impl Registry {
                 None => break,
             }
         }
+        if let Some(resolution) = self.act_on(name, self.by_dropped_namespace(current)) {
+            return resolution;
+        }
         Err(self.unknown(name, current))
+    }
+
+    /// Tools whose qualified name ends in `name`'s parts (compared by key): the
+    /// model left out a namespace.
+    fn by_dropped_namespace(&self, name: &str) -> NameMatch<String> {
+        let key = namespace_key(name);
+        if key.is_empty() {
+            return NameMatch::None;
+        }
+        NameMatch::of(self.by_tail.get(&key).into_iter().flatten().cloned())
     }
 
     /// The tool registered under `name`; or whose provider name is `name`; or under
@@ -316,6 +337,47 @@ impl Registry {
             nearest_tools,
         }
     }
+}
+
+/// `name` added to a sorted list of names, once.
+fn add_sorted(names: &mut Vec<String>, name: &str) {
+    if let Err(at) = names.binary_search_by(|n| n.as_str().cmp(name)) {
+        names.insert(at, name.to_string());
+    }
+}
+
+/// The parts of a qualified name: split at `.`, `/`, `::` and `__`, the separators
+/// that qualify a name (a `_` or `-` inside a part does not).
+fn qualified_parts(name: &str) -> Vec<&str> {
+    let bytes = name.as_bytes();
+    let (mut parts, mut start, mut i) = (Vec::new(), 0, 0);
+    while i < bytes.len() {
+        let width = match (bytes[i], bytes.get(i + 1)) {
+            (b'.' | b'/', _) => 1,
+            (b':', Some(b':')) | (b'_', Some(b'_')) => 2,
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        parts.push(&name[start..i]);
+        i += width;
+        start = i;
+    }
+    parts.push(&name[start..]);
+    parts.retain(|part| !part.is_empty());
+    parts
+}
+
+/// The key a name's parts make together (each part's tool key, joined).
+fn namespace_key(name: &str) -> String {
+    qualified_parts(name).into_iter().map(tool_key).collect()
+}
+
+/// The keys of every proper tail of a qualified name's parts: `b.c` and `c` of `a.b.c`.
+fn tail_keys(name: &str) -> Vec<String> {
+    let parts = qualified_parts(name);
+    (1..parts.len()).map(|from| parts[from..].iter().map(|part| tool_key(part)).collect()).collect()
 }
 
 /// One wrapper removed from the front of `name`, if it has one.
@@ -403,6 +465,54 @@ mod tests {
         let version = "version_api.VersionApi.get_version";
         assert_eq!(resolved(&tools, "version_api_VersionApi_get_version").map(|r| r.0), Ok(version.into()));
         assert!(tools.warnings().is_empty());
+    }
+
+    #[test]
+    fn a_dropped_namespace_runs_the_one_tool_it_ends_and_never_splits_inside_a_part() {
+        let tools = registry(&[
+            ("number_theory.gcd", "m"),
+            ("math.lcm", "m"),
+            ("stats.lcm", "m"),
+            ("get_user_id", "u"),
+            ("github__create_issue", "g"),
+            ("Foo::Bar::baz", "r"),
+            ("a.b.c_d", "x"),
+        ]);
+        for (sent, tool) in [
+            ("gcd", "number_theory.gcd"),
+            ("GCD", "number_theory.gcd"),
+            ("theory.gcd", ""),
+            ("functions.gcd", "number_theory.gcd"),
+            ("create_issue", "github__create_issue"),
+            ("createIssue", "github__create_issue"),
+            ("baz", "Foo::Bar::baz"),
+            ("Bar::baz", "Foo::Bar::baz"),
+            ("bar.baz", "Foo::Bar::baz"),
+            ("c_d", "a.b.c_d"),
+            ("b_c_d", "a.b.c_d"),
+            ("b.c_d", "a.b.c_d"),
+            ("id", ""),
+            ("user_id", ""),
+            ("d", ""),
+            ("issue", ""),
+        ] {
+            let found = resolved(&tools, sent);
+            if tool.is_empty() {
+                assert!(matches!(found, Err(ToolError::UnknownTool { .. })), "{sent}: {found:?}");
+            } else {
+                assert_eq!(found, Ok((tool.into(), Some(sent.into()))), "{sent}");
+            }
+        }
+        let Err(ToolError::AmbiguousTool { candidates, .. }) = tools.resolve("lcm") else { panic!("ambiguous") };
+        assert_eq!(candidates, ["math.lcm", "stats.lcm"]);
+    }
+
+    #[test]
+    fn a_tools_own_name_comes_before_a_dropped_namespace() {
+        let tools = registry(&[("gcd", "a"), ("number_theory.gcd", "b"), ("number_theory_gcd_v2", "c")]);
+        assert_eq!(resolved(&tools, "gcd"), Ok(("gcd".into(), None)));
+        assert_eq!(resolved(&tools, "Gcd"), Ok(("gcd".into(), Some("Gcd".into()))));
+        assert_eq!(resolved(&tools, "number_theory_gcd").map(|r| r.0), Ok("number_theory.gcd".into()));
     }
 
     #[test]
