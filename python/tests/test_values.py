@@ -18,7 +18,9 @@ def test_string_and_char(examples):
     assert message(examples, "slugify", {"text": "a", "separator": "--"}) == (
         "Invalid arguments for 'slugify': 'separator' must be a single character (a string of length 1), got \"--\"."
     )
-    assert message(examples, "slugify", {"text": 5}).startswith("Invalid arguments for 'slugify': 'text' must be a string")
+    assert message(examples, "slugify", {"text": True}).startswith("Invalid arguments for 'slugify': 'text' must be a string")
+    # A number for a string is its text (Java and JavaScript signatures are often called so).
+    assert examples.call("slugify", {"text": 2024}) == "2024"
 
 
 def test_bool(examples):

@@ -108,9 +108,13 @@ fn the_filesystem_server_s_own_errors_pass_unchanged() {
     assert_eq!(outside.kind(), "tool_failed");
     assert!(outside.to_string().starts_with("Access denied - path outside allowed directories"), "{outside}");
     assert_eq!(
-        error_of(&host, "list_directory", json!({"path": 5})).to_string(),
-        "Invalid arguments for 'list_directory': 'path' must be a string, got 5."
+        error_of(&host, "list_directory", json!({"path": true})).to_string(),
+        "Invalid arguments for 'list_directory': 'path' must be a string, got true."
     );
+    // A number for a plain string is its text: the server is asked for the folder "5".
+    let number = error_of(&host, "list_directory", json!({"path": 5}));
+    assert_eq!(number.kind(), "tool_failed");
+    assert!(number.to_string().ends_with("/5'"), "{number}");
 }
 
 #[test]

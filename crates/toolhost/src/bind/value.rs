@@ -1,6 +1,7 @@
 //! One JSON value converted to a WIT value of a given type, with lossless coercion
-//! only (`"7"` → 7, `7.0` → 7, `"true"` → true, enum and flag names in another case
-//! or separator style) and a [`Mismatch`] naming the JSON path otherwise.
+//! only (`"7"` → 7, `7.0` → 7, `"true"` → true, `5` → `"5"` for a string, enum and
+//! flag names in another case or separator style) and a [`Mismatch`] naming the JSON
+//! path otherwise.
 //!
 //! The JSON shapes (also what `tool/schema.rs` describes): records are objects with
 //! snake_case keys; enums are strings; flags are arrays of flag names; variants are
@@ -78,7 +79,7 @@ pub(crate) fn to_val(value: &Value, ty: &WitType, walk: &mut Walk) -> Result<Val
         WitType::F32 => float(value).filter(|f| f.abs() <= f64::from(f32::MAX)).map(|f| Val::Float32(f as f32)),
         WitType::F64 => float(value).map(Val::Float64),
         WitType::Char => single_char(value).map(Val::Char),
-        WitType::String => value.as_str().map(|s| Val::String(s.to_string())),
+        WitType::String => text(value).map(Val::String),
         WitType::List(item) => return list(at, item, walk),
         WitType::Option(inner) => {
             return match value {
@@ -109,10 +110,21 @@ pub(crate) fn to_val(value: &Value, ty: &WitType, walk: &mut Walk) -> Result<Val
 fn is_canonical(value: &Value, converted: &Val) -> bool {
     match (value, converted) {
         (Value::Bool(_), Val::Bool(_)) | (Value::String(_), Val::String(_) | Val::Char(_)) => true,
+        (Value::Number(_), Val::String(_)) => false,
         (Value::Number(_), Val::Float32(_) | Val::Float64(_)) => true,
         (Value::String(s), Val::Enum(name)) => is_spelt_as_sent(s, name),
         (Value::Number(n), _) => n.is_i64() || n.is_u64(),
         _ => false,
+    }
+}
+
+/// A string; or a number where a string is wanted, as the text JSON writes it
+/// (`5` → `"5"`): the one reading of a number for text.
+fn text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
     }
 }
 
@@ -136,6 +148,7 @@ fn canonical_json(val: &Val) -> String {
         Val::Float32(f) => f64::from(*f).into(),
         Val::Float64(f) => (*f).into(),
         Val::Enum(name) => Value::String(snake_case(name)),
+        Val::String(text) => Value::String(text.clone()),
         other => Value::String(format!("{other:?}")),
     };
     json.to_string()
@@ -460,6 +473,15 @@ mod tests {
             bound(json!("TRUE"), &WitType::Bool),
             (Ok(Val::Bool(true)), vec!["'x': \"TRUE\" read as true".into()])
         );
+        assert_eq!(
+            bound(json!(5), &WitType::String),
+            (Ok(Val::String("5".into())), vec!["'x': 5 read as \"5\"".into()])
+        );
+        assert_eq!(
+            bound(json!(-2.5), &WitType::String),
+            (Ok(Val::String("-2.5".into())), vec!["'x': -2.5 read as \"-2.5\"".into()])
+        );
+        assert!(bound(json!(true), &WitType::String).0.is_err(), "a boolean is not read as text");
         for (value, ty) in [
             (json!(7), WitType::U32),
             (json!(true), WitType::Bool),

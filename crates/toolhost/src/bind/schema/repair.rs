@@ -1,7 +1,8 @@
 //! The repairs tried on arguments a schema refuses, each as lossless as the WIT
 //! binder's: object keys matched to property names as parameter names are (exact,
 //! the other separator, the one normalised match); a string holding an integer, a
-//! number or a boolean read as one where the schema wants that; an enum or `const`
+//! number or a boolean read as one where the schema wants that, and a number as its
+//! text where it wants a plain string; an enum or `const`
 //! value in another case or separator style. When the arguments as sent are refused,
 //! also: `null` for an optional property that does not take null dropped, and a
 //! lone value where an array is wanted made its one item, when it is one. Nothing
@@ -54,6 +55,11 @@ impl<'s> Mend<'s> {
             value = self.one_of(value, branches, depth + 1);
         }
         value = self.logged(value, |value| respell(coerce(value, keywords), keywords));
+        if let Value::Number(number) = &value
+            && let Some(text) = self.number_as_text(number, keywords)
+        {
+            value = text;
+        }
         if self.refused {
             value = self.wrapped(value, keywords, depth);
         }
@@ -75,6 +81,30 @@ impl<'s> Mend<'s> {
             self.log.push(Repair::Value { path: self.path.clone(), from: shorten(&before), to: shorten(&after) });
         }
         after
+    }
+
+    /// A number where the schema wants a plain string (no `format`; an `enum` or
+    /// `const` only if it holds that text, a `pattern` only if it matches it): the
+    /// number's text as JSON writes it (`5` → `"5"`), logged. Never the other way: a
+    /// string is not read as a number here.
+    fn number_as_text(&mut self, number: &Number, keywords: &Map<String, Value>) -> Option<Value> {
+        // Read off `type` in place: this runs for every number of every call.
+        let named = |ty: &str| match keywords.get("type") {
+            Some(Value::String(one)) => one == ty,
+            Some(Value::Array(several)) => several.iter().any(|t| t == ty),
+            _ => false,
+        };
+        let admitted = named("number") || (named("integer") && is_integer(number));
+        if !named("string") || admitted || keywords.contains_key("format") {
+            return None;
+        }
+        let text = Value::String(number.to_string());
+        if options(keywords).is_some_and(|options| !options.contains(&text)) || !matches_pattern(keywords, &text) {
+            return None;
+        }
+        let from = shorten(&Value::Number(number.clone()));
+        self.log.push(Repair::Value { path: self.path.clone(), from, to: shorten(&text) });
+        Some(text)
     }
 
     /// A lone string, number or boolean where the schema wants an array whose items
@@ -211,6 +241,15 @@ impl<'s> Mend<'s> {
         }
         out
     }
+}
+
+/// Whether `text` matches the schema's `pattern`, if it has one (one that cannot be
+/// compiled matches nothing). Compiled here, on the rare path of a number sent for
+/// a string, rather than kept: the validator checks the pattern on every call.
+fn matches_pattern(keywords: &Map<String, Value>, text: &Value) -> bool {
+    let Some(pattern) = keywords.get("pattern") else { return true };
+    let schema = serde_json::json!({ "pattern": pattern });
+    jsonschema::validator_for(&schema).is_ok_and(|validator| validator.is_valid(text))
 }
 
 /// Whether the object schema `keywords` lists `name` as required.

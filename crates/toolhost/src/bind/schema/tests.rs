@@ -365,3 +365,35 @@ proptest! {
         let _ = binder.expected_parameters();
     }
 }
+
+#[test]
+fn a_number_for_a_plain_string_is_its_text_and_nothing_else_is_read_so() {
+    let binder = SchemaBinder::new(json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "code": {"type": "string", "enum": ["5", "7"]},
+            "level": {"type": "string", "enum": ["low", "high"]},
+            "day": {"type": "string", "format": "date"},
+            "zip": {"type": "string", "pattern": "^[0-9]{5}$"},
+            "either": {"type": ["string", "integer"]},
+            "maybe": {"type": ["string", "null"]},
+        },
+    }));
+    let (bound, repairs) = binder.bind_repaired("t", &json!({"id": 5, "code": 7, "maybe": 1.5, "either": 3})).unwrap();
+    assert_eq!(bound, json!({"id": "5", "code": "7", "maybe": "1.5", "either": 3}));
+    let words: Vec<String> = repairs.iter().map(ToString::to_string).collect();
+    assert_eq!(words, ["'id': 5 read as \"5\"", "'code': 7 read as \"7\"", "'maybe': 1.5 read as \"1.5\""]);
+    assert_eq!(binder.bind("t", &json!({"zip": 12345})).unwrap(), json!({"zip": "12345"}));
+    assert_eq!(
+        refusal_of(&binder, json!({"zip": 123})),
+        "Invalid arguments for 't': 'zip' must be a string matching the pattern ^[0-9]{5}$, got 123."
+    );
+    for refused in [json!({"level": 5}), json!({"day": 20240101}), json!({"id": true})] {
+        assert!(binder.bind("t", &refused).is_err(), "{refused}");
+    }
+}
+
+fn refusal_of(binder: &SchemaBinder, arguments: Value) -> String {
+    binder.bind("t", &arguments).expect_err("refused").to_string()
+}
