@@ -57,3 +57,24 @@ fn a_megabyte_reply_full_of_near_misses_gives_its_one_call() {
     let tools: Vec<_> = extraction.calls.iter().map(|call| call.tool.as_deref()).collect();
     assert_eq!(tools, [Some("factorial")]);
 }
+
+/// Calls as BFCL's prompt mode has models write them, run on real components: a
+/// tuple is a list, a number for a string is its text, and a value that is an
+/// expression refuses its own call only, saying which argument.
+#[test]
+fn python_style_values_reach_real_components_as_json_carries_them() {
+    let host = common::example_host_shared();
+    let reply = "Here are the calls:\n\n[is_palindrome(text=12321), average(values=(2, 4), kind='Mean'), char_at(text='abc', index=2*1)]";
+    let extraction = host.extract_calls(reply);
+    let results: Vec<_> = extraction.calls.iter().map(|call| host.dispatch_call(call)).collect();
+    assert_eq!(results[0].result, Ok(json!(true)));
+    let repairs: Vec<String> = results[0].repairs.iter().map(ToString::to_string).collect();
+    assert_eq!(repairs, ["call text: prose around the call left out", "'text': 12321 read as \"12321\""]);
+    assert_eq!(results[1].result, Ok(json!(3.0)));
+    let refused = extraction.rejected[0].rejected.as_ref().expect("refused").to_string();
+    assert!(
+        refused.starts_with("Invalid arguments for 'char_at': the value of 'index' is the expression 2*1, which the host does not compute;"),
+        "{refused}"
+    );
+    assert!(refused.ends_with("Expected parameters for 'char_at' — required: ['text', 'index'], optional: []."));
+}

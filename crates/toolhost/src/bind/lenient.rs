@@ -45,15 +45,6 @@ pub(crate) fn read(text: &str) -> Result<Read, Refusal> {
     Ok((value, reader.did))
 }
 
-/// The one value that starts at byte `at` of `text` (read as leniently as a whole
-/// text is), and where it ends; for values inside another syntax (Python-style
-/// `name(key=value)` calls).
-pub(crate) fn value_at(text: &str, at: usize) -> Result<(Value, usize), Refusal> {
-    let mut reader = Reader { text, bytes: text.as_bytes(), at, did: Vec::new(), depth: 0 };
-    let value = reader.value()?;
-    Ok((value, reader.at))
-}
-
 fn unreadable(why: impl Into<String>) -> Refusal {
     Refusal::Unreadable(why.into())
 }

@@ -22,7 +22,6 @@ mod wording;
 use serde_json::{Map, Value};
 use wasmtime::component::Val;
 
-pub(crate) use lenient::value_at as read_value_at;
 pub use schema::SchemaBinder;
 pub(crate) use text::parse_repaired as read_json_text;
 pub(crate) use value::{Walk, to_val};

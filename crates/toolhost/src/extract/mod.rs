@@ -19,6 +19,8 @@
 mod code;
 mod dialects;
 mod json;
+mod prose;
+mod python;
 mod typed;
 
 use std::ops::Range;
@@ -33,7 +35,7 @@ use crate::bind::{read_json_text, shorten_text};
 use crate::error::ToolError;
 use crate::resolve::Registry;
 use crate::tool::{Repair, ToolCall};
-use dialects::{MARKERS, Reply, Written};
+use dialects::{MARKERS, Reply, Unread, Written};
 
 /// How a call was written: the format, named for the models that write it
 /// (README "Tool calls written as text" has the table).
@@ -225,6 +227,9 @@ pub(crate) fn extract(registry: &Registry, text: &str) -> Extraction {
     if written.is_empty() {
         written = whole_reply(text);
     }
+    if written.is_empty() {
+        written = prose::calls(text);
+    }
     let mut extraction = Extraction::default();
     for call in written {
         let call = resolve(registry, call);
@@ -299,7 +304,8 @@ fn starts_line(text: &str, at: usize) -> bool {
 }
 
 /// The calls of a reply that is nothing but calls: one JSON call object, an array
-/// of them, `{"tool_calls": […]}` or `{"tool_call": {…}}`, or a list of Python calls.
+/// of them, `{"tool_calls": […]}` or `{"tool_call": {…}}`, or Python-style calls (a
+/// list of them, or of strings that each hold one).
 fn whole_reply(text: &str) -> Vec<Written> {
     let start = text.len() - text.trim_start().len();
     let end = start + text.trim().len();
@@ -307,11 +313,12 @@ fn whole_reply(text: &str) -> Vec<Written> {
     let Some((value, repair)) = is_json.then(|| read(&text[start..end])).flatten() else {
         return dialects::pythonic_reply(text);
     };
-    let Some(found) = whole_reply_calls(text, start..end, &value) else { return Vec::new() };
+    let Some(found) = whole_reply_calls(text, start..end, &value) else { return dialects::pythonic_reply(text) };
     let repairs: Vec<Repair> = repair.into_iter().map(|how| Repair::ArgumentText { how }).collect();
     let mut calls = Vec::with_capacity(found.len());
     for (span, object) in found {
-        let Some(found) = ToolCall::from_object(object).filter(|_| ToolCall::looks_like_call(object)) else {
+        let is_call = ToolCall::looks_like_call(object) && !ToolCall::is_definition(object);
+        let Some(found) = ToolCall::from_object(object).filter(|_| is_call) else {
             return Vec::new();
         };
         let mut call = Written::new(span, Dialect::BareJson, found.name, found.arguments);
@@ -376,6 +383,20 @@ fn resolve(registry: &Registry, written: Written) -> ExtractedCall {
     if let Some(from) = &resolved.repaired_from {
         call.repairs.push(Repair::ToolName { from: from.clone(), to: resolved.name.clone() });
     }
+    let expected_parameters = || registry.spec(&resolved.name).map(crate::tool::ToolSpec::expected_parameters);
+    let one_dict = written.unread == Some(Unread::OneDict);
+    if one_dict && keys_are_parameters(written.arguments.as_ref(), expected_parameters()) {
+        call.repairs.push(Repair::CallText { how: "the arguments read from the one dict they were written as".into() });
+    } else if let Some(unread) = &written.unread {
+        let problem = unread.sentence(&resolved.name);
+        call.rejected = Some(ToolError::InvalidArguments {
+            tool: resolved.name.clone(),
+            problem,
+            expected_parameters: expected_parameters(),
+        });
+        call.tool = Some(resolved.name);
+        return call;
+    }
     match arguments(&resolved.name, written.arguments) {
         Ok((arguments, repair)) => {
             call.arguments = match (written.text_values, registry.spec(&resolved.name)) {
@@ -385,13 +406,23 @@ fn resolve(registry: &Registry, written: Written) -> ExtractedCall {
             call.repairs.extend(repair);
         }
         Err(problem) => {
-            let expected_parameters = registry.spec(&resolved.name).map(crate::tool::ToolSpec::expected_parameters);
-            call.rejected =
-                Some(ToolError::InvalidArguments { tool: resolved.name.clone(), problem, expected_parameters });
+            call.rejected = Some(ToolError::InvalidArguments {
+                tool: resolved.name.clone(),
+                problem,
+                expected_parameters: expected_parameters(),
+            });
         }
     }
     call.tool = Some(resolved.name);
     call
+}
+
+/// Whether every key of `arguments` (an object) names one of `parameters`, as
+/// parameter names are matched.
+fn keys_are_parameters(arguments: Option<&Value>, parameters: Option<crate::tool::ExpectedParameters>) -> bool {
+    let (Some(Value::Object(arguments)), Some(parameters)) = (arguments, parameters) else { return false };
+    let names: Vec<&str> = parameters.required.iter().chain(&parameters.optional).map(String::as_str).collect();
+    arguments.keys().all(|key| crate::tool::names::match_name(names.iter().copied(), key).one().is_some())
 }
 
 /// The arguments to `tool` as an object: given as one, as a string of JSON

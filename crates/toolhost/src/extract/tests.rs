@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::{Dialect, extract};
 use crate::resolve::Registry;
-use crate::tool::ToolSpec;
+use crate::tool::{Repair, ToolSpec};
 
 fn registry() -> Registry {
     Registry::from_specs(["get_weather", "evaluate", "web_search", "websearch"].map(|name| ToolSpec::new(name, "t")))
@@ -266,8 +266,13 @@ fn examples_prose_and_unknown_names_are_not_calls() {
     let prose = "The get_weather tool takes {\"city\": \"Paris\"} as its arguments.";
     assert!(extract(&registry(), prose).is_empty());
     assert_eq!(extract(&registry(), prose).summary(), "no tool call found in the reply");
-    let not_whole = "Here: {\"name\": \"get_weather\", \"arguments\": {}}";
-    assert!(extract(&registry(), not_whole).is_empty());
+    // One call object among prose is read (and said so); one beside another object is not.
+    let among_prose = "Here: {\"name\": \"get_weather\", \"arguments\": {}}";
+    let extraction = extract(&registry(), among_prose);
+    assert_eq!(extraction.calls.len(), 1, "{extraction:?}");
+    assert_eq!(extraction.calls[0].repairs, [Repair::CallText { how: "prose around the call left out".into() }]);
+    let beside_another = "Here: {\"name\": \"get_weather\", \"arguments\": {}} or {\"city\": \"Oslo\"}";
+    assert!(extract(&registry(), beside_another).is_empty());
 
     let mixed = "<tool_call>{\"name\": \"delete_everything\", \"arguments\": {\"note\": \"<tool_call>{\\\"name\\\": \
                  \\\"evaluate\\\"}</tool_call>\"}}</tool_call><tool_call>{\"name\": \"evaluate\", \"arguments\": {}}</tool_call>";
@@ -396,4 +401,80 @@ fn later_dialect_pieces() -> impl Strategy<Value = String> {
         Just("<dots_function_call>".to_string()),
         Just("<atem:invoke name=\"get_weather\">".to_string()),
     ]
+}
+
+/// A registry whose tools have parameters, as an MCP server describes them.
+fn registry_with_parameters() -> Registry {
+    let tool = |name: &str, properties: serde_json::Value| {
+        let schema = json!({"type": "object", "properties": properties});
+        ToolSpec::for_server_tool("s", crate::tool::ServerTool::new(name, schema, None))
+    };
+    Registry::from_specs([
+        tool("calc_area", json!({"base": {"type": "integer"}, "height": {"type": "integer"}})),
+        tool("geo.locate", json!({"coords": {"type": "array"}, "label": {"type": "string"}})),
+        tool("configure", json!({"settings": {"type": "object"}})),
+    ])
+}
+
+fn read(text: &str) -> super::Extraction {
+    extract(&registry_with_parameters(), text)
+}
+
+#[test]
+fn python_values_are_read_as_json_carries_them_and_an_expression_refuses_only_its_call() {
+    let extraction = read("[geo.locate(coords=(40.7, -74.0), label='N' 'YC'), calc_area(base=2*pi, height=3)]");
+    assert_eq!(extraction.calls.len(), 1, "{extraction:?}");
+    assert_eq!(extraction.calls[0].arguments, json!({"coords": [40.7, -74.0], "label": "NYC"}));
+    let refused = extraction.rejected[0].rejected.as_ref().expect("refused").to_string();
+    assert!(
+        refused.starts_with("Invalid arguments for 'calc_area': the value of 'base' is the expression 2*pi, which the host does not compute;"),
+        "{refused}"
+    );
+    assert!(
+        refused.ends_with("Expected parameters for 'calc_area' — required: [], optional: ['base', 'height']."),
+        "{refused}"
+    );
+    let positional = read("[calc_area(2, height=3)]").rejected[0].rejected.as_ref().expect("refused").to_string();
+    assert!(positional.contains("the value 2 is given without a parameter name"), "{positional}");
+    let twice = read("[calc_area(base=2, base=3)]").rejected[0].rejected.as_ref().expect("refused").to_string();
+    assert!(twice.contains("the parameter 'base' is given more than once"), "{twice}");
+}
+
+#[test]
+fn arguments_written_as_one_dict_are_the_arguments_when_its_keys_are_parameters() {
+    let extraction = read("[calc_area({'base': 10, 'Height': 5})]");
+    assert_eq!(extraction.calls[0].arguments, json!({"base": 10, "Height": 5}));
+    assert_eq!(
+        extraction.calls[0].repairs,
+        [Repair::CallText { how: "the arguments read from the one dict they were written as".into() }]
+    );
+    // A dict whose keys are not the tool's parameters is a value given without its name.
+    let refused = read("[configure({'depth': 3})]");
+    assert!(refused.calls.is_empty() && refused.rejected.len() == 1, "{refused:?}");
+}
+
+#[test]
+fn quoted_names_escaped_underscores_quoted_calls_and_several_lists_are_read() {
+    let text = "[\"calc_area\"(base=1, height=2)]";
+    let call = &read(text).calls[0];
+    assert_eq!(call.repairs, [Repair::CallText { how: "quotes around the name removed".into() }]);
+    let escaped = &read("[calc\\_area(base=1, height=2), geo.locate(label='a\\_b')]").calls;
+    assert_eq!(escaped[0].tool.as_deref(), Some("calc_area"));
+    assert_eq!(escaped[1].arguments, json!({"label": "a\\_b"}), "a string keeps Python's reading");
+    // Escaped in a key too, so in its text: the model escaped every underscore.
+    let escaped_keys = &read("[geo.locate(la\\_bel='a\\_b')]").calls;
+    assert_eq!(escaped_keys[0].arguments, json!({"la_bel": "a_b"}));
+    let quoted = read("[\"calc_area(base=1, height=2)\", 'geo.locate(label=\"x\")']");
+    assert_eq!(quoted.calls.len(), 2, "{quoted:?}");
+    assert_eq!(quoted.calls[1].arguments, json!({"label": "x"}));
+    assert_eq!(read("[calc_area(base=1, height=2)],\n[geo.locate(label='x')]").calls.len(), 2);
+    let unclosed = read("\n\n[calc_area(base=1, height=2)");
+    assert_eq!(unclosed.calls[0].repairs, [Repair::ClosingTag { tag: "]".into() }]);
+}
+
+#[test]
+fn a_dropped_namespace_is_resolved_in_a_reply_and_said() {
+    let call = &read("[locate(label='x')]").calls[0];
+    assert_eq!(call.tool.as_deref(), Some("geo.locate"));
+    assert_eq!(call.repairs, [Repair::ToolName { from: "locate".into(), to: "geo.locate".into() }]);
 }

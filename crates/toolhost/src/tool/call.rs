@@ -55,6 +55,18 @@ impl ToolCall {
     pub(crate) fn looks_like_call(object: &Map<String, Value>) -> bool {
         object.contains_key("function") || ARGUMENT_FIELDS.iter().any(|field| object.contains_key(*field))
     }
+
+    /// Whether `object` is a tool's definition rather than a call of it: a
+    /// `description` beside `parameters` that are a JSON Schema (`properties`, or a
+    /// `type` of `object` or `dict`), as models echo the tools they were shown.
+    pub(crate) fn is_definition(object: &Map<String, Value>) -> bool {
+        let schema = |value: &Value| {
+            value.get("properties").is_some_and(Value::is_object)
+                || value.get("type").and_then(Value::as_str).is_some_and(|ty| ty == "object" || ty == "dict")
+        };
+        object.get("description").is_some_and(Value::is_string)
+            && ["parameters", "input_schema", "inputSchema"].iter().any(|field| object.get(*field).is_some_and(schema))
+    }
 }
 
 #[cfg(test)]

@@ -64,6 +64,12 @@ pub enum Repair {
         /// The tag, e.g. `</tool_call>`.
         tag: String,
     },
+    /// How a call written into a reply was read where it was not written as its
+    /// dialect writes it: prose around it, a fence around the reply, a quoted name.
+    CallText {
+        /// What was done, e.g. `prose around the call left out`.
+        how: String,
+    },
 }
 
 impl fmt::Display for Repair {
@@ -80,6 +86,7 @@ impl fmt::Display for Repair {
             Repair::Wrapped { path } => write!(f, "'{path}' wrapped in a list"),
             Repair::EmptyKeyDropped { value } => write!(f, "an empty-named parameter (\"\": {value}) dropped"),
             Repair::ClosingTag { tag } => write!(f, "the closing {tag} was missing"),
+            Repair::CallText { how } => write!(f, "call text: {how}"),
         }
     }
 }

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use super::Dialect;
 use crate::tool::Repair;
-pub(super) use pythonic::whole_reply as pythonic_reply;
+pub(super) use pythonic::{calls_at as pythonic_at, whole_reply as pythonic_reply};
 
 /// A call as written, before its name is resolved and its arguments read.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,12 +34,55 @@ pub(super) struct Written {
     /// Whether the argument values are text as the dialect writes every value
     /// (`<parameter=n>5</parameter>`), each to be read as its parameter's type.
     pub(super) text_values: bool,
+    /// An argument that could not be read: the call is found, and refused for it.
+    pub(super) unread: Option<Unread>,
     pub(super) repairs: Vec<Repair>,
 }
 
 impl Written {
     pub(super) fn new(span: Range<usize>, dialect: Dialect, name: String, arguments: Option<Value>) -> Written {
-        Written { span, dialect, name, arguments, text_values: false, repairs: Vec::new() }
+        Written { span, dialect, name, arguments, text_values: false, unread: None, repairs: Vec::new() }
+    }
+}
+
+/// An argument of a Python-style call that is not read, so the call is refused.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Unread {
+    /// A value that is an expression, not a literal (`end=2*pi`).
+    Expression { key: String, expression: String },
+    /// A value given without its parameter's name (`factorial(5)`); the dict, when
+    /// it is one.
+    Positional { value: String, dict: Option<serde_json::Map<String, Value>> },
+    /// The arguments written as one dict (`f({'a': 1})`): read as the arguments
+    /// when every key is a parameter of the tool, else refused as positional.
+    OneDict,
+    /// A parameter given twice.
+    Repeated { key: String },
+}
+
+impl Unread {
+    /// The sentence that tells the model what to change, for a call of `tool`.
+    pub(super) fn sentence(&self, tool: &str) -> String {
+        let shown = |text: &str| crate::bind::shorten_text(text);
+        match self {
+            Unread::Expression { key, expression } => format!(
+                "Invalid arguments for '{tool}': the value of '{key}' is the expression {}, which the host does not \
+                 compute; write the value itself (a string in quotes, a number, True, False or None, a list or a dict).",
+                shown(expression)
+            ),
+            Unread::Positional { value, .. } => format!(
+                "Invalid arguments for '{tool}': the value {} is given without a parameter name; name every \
+                 argument (parameter=value).",
+                shown(value)
+            ),
+            Unread::OneDict => format!(
+                "Invalid arguments for '{tool}': the arguments are written as one dict, not as parameter=value \
+                 pairs; name every argument (parameter=value)."
+            ),
+            Unread::Repeated { key } => {
+                format!("Invalid arguments for '{tool}': the parameter '{key}' is given more than once; give it once.")
+            }
+        }
     }
 }
 
