@@ -61,21 +61,21 @@ struct Suite {
     _folder: tempfile::TempDir,
 }
 
-fn data_dir() -> PathBuf {
+pub(crate) fn data_dir() -> PathBuf {
     let dir = common::root().join("target/bfcl/bfcl_eval/data");
     assert!(dir.is_dir(), "{} is missing: run scripts/install-test-data.sh (scripts/test.sh does)", dir.display());
     dir
 }
 
 /// The JSON lines of a data file.
-fn lines(file: PathBuf) -> Vec<Value> {
+pub(crate) fn lines(file: PathBuf) -> Vec<Value> {
     let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("a JSON line")).collect()
 }
 
 /// A BFCL parameter schema as JSON Schema, as BFCL's own OpenAI handler sends it:
 /// `dict` is `object`, `float` is `number`, `tuple` is `array`, `any` is any type.
-fn json_schema(bfcl: &Value) -> Value {
+pub(crate) fn json_schema(bfcl: &Value) -> Value {
     match bfcl {
         Value::Object(map) => {
             let mut out = Map::new();

@@ -7,6 +7,7 @@
 mod architecture;
 mod asks;
 mod bfcl;
+mod bfcl_rules;
 mod cancel;
 mod capacity;
 mod cli;
@@ -25,6 +26,7 @@ mod manifests;
 mod mcp;
 mod mcp_servers;
 mod metrics;
+mod model_replies;
 mod network;
 mod nginx;
 mod oauth;
