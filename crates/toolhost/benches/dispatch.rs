@@ -286,8 +286,8 @@ fn load(c: &mut Criterion) {
 }
 
 /// Recovering the calls written into a reply: 1 KB and 1 MB of prose with near
-/// misses (tags without JSON, code, stray brackets) and one call at the end; the
-/// throughput is in bytes, so the figure per KB can be read off.
+/// misses (tags without JSON, code, stray brackets) and one call at the end, and
+/// 1 MB with none; the throughput is in bytes, so the figure per KB can be read off.
 fn extract(c: &mut Criterion) {
     let host = echo_host();
     let noise = "Some prose, `code`, <tool_call> without JSON, [TOOL_CALLS] nothing, {\"name\": 1}, \"quotes\n";
@@ -297,6 +297,15 @@ fn extract(c: &mut Criterion) {
         let reply = noise.repeat(size / noise.len()) + call;
         group.throughput(Throughput::Bytes(reply.len() as u64));
         group.bench_function(label, |b| b.iter(|| assert_eq!(host.extract_calls(&reply).calls.len(), 1)));
+    }
+    // No call at all, so every reading is tried: the whole reply, a fence, unnamed
+    // tag pairs, one call among prose; and the shapes that would make a careless
+    // scan quadratic (brackets opened and never closed, tags never paired).
+    let prose = "Prose with [a list], a {\"json\": 1} object, <tool> and [TOOL] tags, f(x) and `code`.\n";
+    for (label, unit) in [("1mb_no_call", prose), ("1mb_open_brackets", "[{"), ("1mb_unpaired_tags", "<tool>[call]")] {
+        let reply = unit.repeat((1 << 20) / unit.len());
+        group.throughput(Throughput::Bytes(reply.len() as u64));
+        group.bench_function(label, |b| b.iter(|| assert!(host.extract_calls(&reply).calls.is_empty())));
     }
     group.finish();
 }
