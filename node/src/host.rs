@@ -70,8 +70,8 @@ impl NativeHost {
         let (host, cancelled) = (self.host.clone(), Cancellation::fired(cancellation));
         let mut call = Box::pin(async move {
             let outcome = match (text, arguments) {
-                (true, Value::String(text)) => host.dispatch_text_until(&name, &text, cancelled).await,
-                (_, arguments) => host.dispatch_until(&name, arguments, cancelled).await,
+                (true, Value::String(text)) => host.request(&name).text(&text).cancel_on(cancelled).run_async().await,
+                (_, arguments) => host.request(&name).arguments(&arguments).cancel_on(cancelled).run_async().await,
             };
             Ok::<Value, napi::Error>(outcome_json(&outcome))
         });
@@ -201,7 +201,7 @@ impl NativeExtraction {
             return Err(failure("RangeError", &format!("no call number {index} was found")));
         };
         let host = self.host.clone();
-        let running = tokio::task::spawn_blocking(move || host.dispatch_call(&call)).await;
+        let running = tokio::task::spawn_blocking(move || call.request(&host).run()).await;
         let outcome = running.map_err(|e| failure("Error", &format!("the call stopped: {e}")))?;
         Ok(outcome_json(&outcome))
     }

@@ -10,7 +10,7 @@ from Rust, so the two figures differ only by the Python face. Cases:
 - ``PraisonAI execute_tool, in-process``: ``Agent.execute_tool("echo", ...)`` with a
   plain Python ``echo`` function as the tool (no sandbox), as PraisonAI runs a model's
   call; the agent forgets its calls before each one (outside the timing), as
-  ``bench/compare-peer.sh`` has it, or its loop guard would stop identical calls.
+  ``benches/peers/compare-peer.sh`` has it, or its loop guard would stop identical calls.
 - ``PraisonAI execute_tool, toolhost``: the same entry point with toolhost's function.
 - ``Python function``: the plain function alone, for scale.
 
@@ -73,7 +73,7 @@ def main():
     assert host.call("echo", arguments) == "hello" and in_process.execute_tool("echo", arguments) == "hello"
     assert through_toolhost.execute_tool("echo", arguments) == "hello"
     # PraisonAI's agents forget their calls before each one, as at a new turn, outside
-    # the timing, exactly as bench/compare-peer.sh does (else they stop identical calls).
+    # the timing, exactly as benches/peers/compare-peer.sh does (else they stop identical calls).
     cases = [
         ("toolhost Host.call", lambda: host.call("echo", arguments), None),
         ("toolhost function", lambda: sandboxed(text="hello"), None),

@@ -1,5 +1,6 @@
 //! Python values ↔ JSON values: what a Python caller passes becomes the JSON the host
-//! binds, and a tool's JSON result becomes plain Python values.
+//! binds, and a tool's JSON result becomes plain Python values; and a format name
+//! becomes the `ToolFormat` it names.
 //!
 //! Written here rather than with `pythonize` because the host needs what that crate
 //! does not give: the JSON path of a value that cannot be sent, a NaN refused rather
@@ -165,4 +166,9 @@ fn number_to_python<'py>(py: Python<'py>, number: &Number) -> PyResult<Bound<'py
         return Ok(large.into_pyobject(py)?.into_any());
     }
     Ok(PyFloat::new(py, number.as_f64().unwrap_or(f64::NAN)).into_any())
+}
+
+/// A format name as `ToolFormat`, or a `ValueError` listing the names.
+pub(crate) fn tool_format(name: &str) -> PyResult<toolhost::ToolFormat> {
+    name.parse().map_err(|unknown: toolhost::UnknownFormat| PyValueError::new_err(unknown.to_string()))
 }

@@ -8,7 +8,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use serde_json::Value;
-use toolhost::{CallOutcome, ToolError, ToolFormat};
+use toolhost::{CallOutcome, ToolError};
 
 use crate::convert::{self, Unsendable};
 use crate::errors;
@@ -106,7 +106,7 @@ impl PyHost {
     /// conservative repair (code fences, trailing commas, single quotes, unquoted
     /// keys, missing closing brackets).
     fn call_text<'py>(&self, py: Python<'py>, name: &str, arguments: &str) -> PyResult<Bound<'py, PyAny>> {
-        match py.detach(|| self.host.call_text(name, arguments)) {
+        match py.detach(|| self.host.request(name).text(arguments).run().result) {
             Ok(value) => convert::to_python(py, &value),
             Err(error) => Err(errors::tool_error(py, &error)),
         }
@@ -122,7 +122,7 @@ impl PyHost {
 
     /// Like `call_text`, returning a `CallOutcome`.
     fn dispatch_text(&self, py: Python<'_>, name: &str, arguments: &str) -> PyResult<PyCallOutcome> {
-        let outcome = py.detach(|| self.host.dispatch_text(name, arguments));
+        let outcome = py.detach(|| self.host.request(name).text(arguments).run());
         PyCallOutcome::new(py, outcome)
     }
 
@@ -209,7 +209,7 @@ impl PyHost {
                     std::future::pending::<()>().await;
                 }
             };
-            let outcome = pool.block_on(host.dispatch_until(&name, json, cancelled));
+            let outcome = pool.block_on(host.request(&name).arguments(&json).cancel_on(cancelled).run_async());
             Python::attach(|py| settle(py, &event_loop, &pending, outcome));
         });
         Ok(future)
@@ -219,7 +219,7 @@ impl PyHost {
     /// `openai`, `openai-responses`, `anthropic` or `mcp`.
     #[pyo3(signature = (format="openai"))]
     fn tool_definitions<'py>(&self, py: Python<'py>, format: &str) -> PyResult<Bound<'py, PyAny>> {
-        convert::to_python(py, &self.host.tool_definitions(tool_format(format)?))
+        convert::to_python(py, &self.host.tool_definitions(convert::tool_format(format)?))
     }
 
     /// A host whose tools are only `names`; it shares this host's components. A name
@@ -252,7 +252,7 @@ impl PyHost {
     /// back as its error, and nothing runs.
     fn dispatch_call(&self, py: Python<'_>, call: &Bound<'_, PyExtractedCall>) -> PyResult<PyCallOutcome> {
         let call = &call.get().call;
-        let outcome = py.detach(|| self.host.dispatch_call(call));
+        let outcome = py.detach(|| call.request(&self.host).run());
         PyCallOutcome::new(py, outcome)
     }
 
@@ -292,7 +292,7 @@ impl PyHost {
     /// Converts the arguments, then runs the call with the GIL released.
     fn dispatch_json(&self, py: Python<'_>, name: &str, arguments: Option<&Bound<'_, PyAny>>) -> PyResult<CallOutcome> {
         let json = arguments_json(arguments).map_err(|error| unsendable_error(py, name, error))?;
-        Ok(py.detach(|| self.host.dispatch(name, &json)))
+        Ok(py.detach(|| self.host.request(name).arguments(&json).run()))
     }
 }
 
@@ -373,9 +373,4 @@ fn worker_pool() -> PyResult<&'static tokio::runtime::Handle> {
         Ok(runtime) => Ok(runtime.handle()),
         Err(reason) => Err(PyRuntimeError::new_err(format!("toolhost: cannot start the call threads: {reason}"))),
     }
-}
-
-/// A format name as `ToolFormat`, or a `ValueError` listing the names.
-pub(crate) fn tool_format(name: &str) -> PyResult<ToolFormat> {
-    name.parse().map_err(|unknown: toolhost::UnknownFormat| PyValueError::new_err(unknown.to_string()))
 }

@@ -206,7 +206,7 @@ impl PyTool {
 
     /// Its definition in a model provider's format (see `Host.tool_definitions`).
     fn definition<'py>(&self, py: Python<'py>, format: &str) -> PyResult<Bound<'py, PyAny>> {
-        convert::to_python(py, &self.spec.definition(crate::host::tool_format(format)?))
+        convert::to_python(py, &self.spec.definition(convert::tool_format(format)?))
     }
 
     fn __repr__(&self) -> String {
@@ -265,7 +265,7 @@ impl PyCallOutcome {
     /// blocks), `"anthropic"` (`tool_result` content, with images), `"openai-responses"`
     /// (`function_call_output` output, with images), `"openai"` (text).
     fn tool_result<'py>(&self, py: Python<'py>, format: &str) -> PyResult<Bound<'py, PyAny>> {
-        convert::to_python(py, &self.outcome.tool_result(crate::host::tool_format(format)?))
+        convert::to_python(py, &self.outcome.tool_result(convert::tool_format(format)?))
     }
 
     /// The value, or raises the error.

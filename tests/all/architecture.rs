@@ -116,7 +116,7 @@ fn path_back_to(
 
 /// Every module file of the library, by module path.
 fn library_modules() -> BTreeMap<ModulePath, PathBuf> {
-    let src = common::root().join("crates/toolhost/src");
+    let src = common::root().join("host/src");
     let mut modules = BTreeMap::new();
     collect_modules(&src, &src, &mut modules);
     assert!(modules.len() > 20, "found only {} modules under {}", modules.len(), src.display());

@@ -121,12 +121,8 @@ fn a_question_nobody_answers_ends_at_the_calls_time_limit() {
         .expect("hostile loads");
     let silent = Arc::new(Silent::default());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
-    let outcome = runtime.block_on(host.dispatch_observed(
-        "ask_many",
-        json!({"count": 1}),
-        silent.clone(),
-        futures::future::pending(),
-    ));
+    let arguments = json!({"count": 1});
+    let outcome = runtime.block_on(host.request("ask_many").arguments(&arguments).observer(silent.clone()).run_async());
     assert!(matches!(outcome.result, Err(ToolError::TimedOut { .. })), "{:?}", outcome.result);
     assert_eq!(silent.0.load(Ordering::SeqCst), 1);
     // Without an observer nobody can answer: declined at once.
@@ -148,12 +144,8 @@ fn the_host_lets_go_of_a_calls_observer_when_the_call_ends() {
     for _ in 0..20 {
         let silent = Arc::new(Silent::default());
         let observer: Arc<dyn CallObserver> = silent.clone();
-        let outcome = runtime.block_on(host.dispatch_observed(
-            "echo",
-            json!({"text": "hi"}),
-            observer,
-            futures::future::pending(),
-        ));
+        let arguments = json!({"text": "hi"});
+        let outcome = runtime.block_on(host.request("echo").arguments(&arguments).observer(observer).run_async());
         assert_eq!(outcome.result, Ok(json!("hi")));
         assert_eq!(Arc::strong_count(&silent), 1, "the host still holds the observer after the call");
     }

@@ -208,7 +208,7 @@ fn shown_names(host: &Host) -> BTreeMap<String, String> {
 /// Calls `name` (as shown) with `arguments`; what the server received, and the
 /// words of each repair but the name's.
 fn call(shown: &str, arguments: &Value) -> Result<(String, Value, Vec<String>), String> {
-    let outcome = suite().host.dispatch(shown, arguments);
+    let outcome = suite().host.request(shown).arguments(arguments).run();
     let text = outcome.result.map_err(|e| e.to_string())?;
     let received: Value = serde_json::from_str(text.as_str().expect("the server answers with text")).expect("JSON");
     let tool = received["tool"].as_str().expect("a tool").to_string();
@@ -259,7 +259,7 @@ fn every_name_shown_to_providers_fits_their_patterns_and_calls_its_tool() {
     distinct.dedup();
     assert_eq!(distinct.len(), shown.len(), "no two tools are shown under one name");
     for (registered, name) in &shown {
-        let outcome = host.dispatch(name, &json!({}));
+        let outcome = host.request(name).arguments(&json!({})).run();
         assert_eq!(outcome.tool.as_ref(), Some(registered), "{name} calls {registered}");
     }
     // MCP's own format keeps the names as the server gave them.

@@ -44,7 +44,7 @@ fn hostile_folder() -> tempfile::TempDir {
 
 /// Asserts `host` refuses an `echo` as busy (a call holds the one turn) or answers it.
 async fn assert_echo(host: &Host, answered: bool) {
-    let echo = host.call_async("echo", json!({"text": "next"})).await;
+    let echo = host.request("echo").arguments(&json!({"text": "next"})).run_async().await.result;
     match answered {
         true => assert_eq!(echo, Ok(json!("next"))),
         false => assert_eq!(echo.map_err(|e| e.kind()), Err("busy")),
@@ -64,10 +64,13 @@ fn a_cancelled_or_dropped_async_call_stops_and_frees_its_turn() {
         let spinning = tokio::spawn({
             let host = host.clone();
             async move {
-                host.dispatch_until("Spin", json!({}), async move {
-                    let _ = given_up.await;
-                })
-                .await
+                host.request("Spin")
+                    .arguments(&json!({}))
+                    .cancel_on(async move {
+                        let _ = given_up.await;
+                    })
+                    .run_async()
+                    .await
             }
         });
         tokio::time::sleep(SPINNING).await;
@@ -81,7 +84,7 @@ fn a_cancelled_or_dropped_async_call_stops_and_frees_its_turn() {
         assert_echo(&host, true).await;
 
         // The future dropped instead (a timeout around it, a task aborted).
-        let dropped = tokio::time::timeout(SPINNING, host.call_async("spin", json!({}))).await;
+        let dropped = tokio::time::timeout(SPINNING, host.request("spin").arguments(&json!({})).run_async()).await;
         assert!(dropped.is_err(), "spin returned: {dropped:?}");
         assert_echo(&host, true).await;
     });
@@ -171,26 +174,83 @@ fn a_cancelled_call_to_an_mcp_server_plugin_is_cancelled_at_the_server() {
     std::fs::write(outer.path().join("inner.mcp.toml"), config).expect("write");
     let host = Host::builder().plugin_dir(outer.path()).cache_dir(common::test_cache_dir()).build().expect("loads");
     runtime().block_on(async {
-        let dropped = tokio::time::timeout(SPINNING, host.call_async("spin", json!({}))).await;
+        let dropped = tokio::time::timeout(SPINNING, host.request("spin").arguments(&json!({})).run_async()).await;
         assert!(dropped.is_err(), "spin returned: {dropped:?}");
-        assert_eq!(host.call_async("echo", json!({"text": "next"})).await, Ok(through_mcp("next")));
+        assert_eq!(
+            host.request("echo").arguments(&json!({"text": "next"})).run_async().await.result,
+            Ok(through_mcp("next"))
+        );
 
         let (give_up, given_up) = tokio::sync::oneshot::channel::<()>();
         let spinning = tokio::spawn({
             let host = host.clone();
-            async move { host.dispatch_until("spin", json!({}), async move { drop(given_up.await) }).await }
+            async move {
+                host.request("spin")
+                    .arguments(&json!({}))
+                    .cancel_on(async move { drop(given_up.await) })
+                    .run_async()
+                    .await
+            }
         });
         tokio::time::sleep(SPINNING).await;
-        let busy = host.call_async("echo", json!({"text": "next"})).await.expect_err("busy at the server");
+        let busy = host
+            .request("echo")
+            .arguments(&json!({"text": "next"}))
+            .run_async()
+            .await
+            .result
+            .expect_err("busy at the server");
         assert!(busy.to_string().contains("the host is busy"), "{busy}");
         drop(give_up);
         let outcome = spinning.await.expect("the call's task");
         assert_eq!(outcome.result.map_err(|e| e.kind()), Err("cancelled"));
-        assert_eq!(host.call_async("echo", json!({"text": "next"})).await, Ok(through_mcp("next")));
+        assert_eq!(
+            host.request("echo").arguments(&json!({"text": "next"})).run_async().await.result,
+            Ok(through_mcp("next"))
+        );
+
+        // A deadline stops the server's call too, and frees the inner host's turn.
+        let deadline = std::time::Instant::now() + SPINNING;
+        let outcome = host.request("spin").arguments(&json!({})).deadline(deadline).run_async().await;
+        assert_eq!(outcome.result.map_err(|e| e.kind()), Err("timed_out"));
+        assert_eq!(
+            host.request("echo").arguments(&json!({"text": "next"})).run_async().await.result,
+            Ok(through_mcp("next"))
+        );
     });
 }
 
 /// A component's result as a toolhost MCP server returns it: its structured content.
 fn through_mcp(value: &str) -> Value {
     json!({"result": value})
+}
+
+/// A request's deadline bounds its call as a time limit would: a component's endless
+/// call, blocking or async, and an MCP server's, stop at the deadline and say so,
+/// and the turn is free again; a deadline later than the tool's own limit changes
+/// nothing.
+#[test]
+fn a_deadline_stops_a_call_at_the_time_left() {
+    let host = Host::builder()
+        .component_file(common::test_guest("hostile"))
+        .cache_dir(common::test_cache_dir())
+        .capacity(one_turn())
+        .limits(common::time_limit(Duration::from_secs(30)))
+        .build()
+        .expect("hostile loads");
+    let arguments = json!({});
+    let started = std::time::Instant::now();
+    let outcome = host.request("spin").arguments(&arguments).deadline(started + SPINNING).run();
+    let Err(toolhost::ToolError::TimedOut { limit, .. }) = outcome.result else { panic!("{:?}", outcome.result) };
+    assert!(limit <= SPINNING, "the limit said is the time that was left: {limit:?}");
+    runtime().block_on(async {
+        assert_echo(&host, true).await;
+        let deadline = std::time::Instant::now() + SPINNING;
+        let outcome = host.request("spin").arguments(&arguments).deadline(deadline).run_async().await;
+        assert_eq!(outcome.result.map_err(|e| e.kind()), Err("timed_out"));
+        assert_echo(&host, true).await;
+    });
+    let later = std::time::Instant::now() + Duration::from_secs(3600);
+    let echo = host.request("echo").text(r#"{"text": "hi"}"#).deadline(later).run();
+    assert_eq!(echo.result, Ok(json!("hi")));
 }

@@ -199,8 +199,8 @@ fn the_demo_transcripts_successful_arguments_fit_the_schemas() {
         };
         let arguments = call_part.get("arguments").or_else(|| call_part.get("input")).expect("arguments");
         let outcome = match arguments {
-            Value::String(text) => host.dispatch_text(name, text),
-            other => host.dispatch(name, other),
+            Value::String(text) => host.request(name).text(text).run(),
+            other => host.request(name).arguments(other).run(),
         };
         let (Ok(_), Some(tool)) = (&outcome.result, &outcome.tool) else { continue };
         let note = call["note"].as_str().unwrap_or("");

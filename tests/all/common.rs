@@ -22,9 +22,9 @@ pub(crate) fn functions_server_plugins(folder: &std::path::Path, name: &str, too
     plugins
 }
 
-/// The repository root.
+/// The repository root (the tests are the command's, in `cli/`).
 pub(crate) fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
 }
 
 fn built(folder: &str) -> PathBuf {

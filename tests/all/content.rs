@@ -65,7 +65,7 @@ fn each_provider_format_carries_what_it_can_of_a_result() {
         .cache_dir(common::test_cache_dir())
         .build()
         .expect("the conformance guest loads");
-    let outcome = host.dispatch("test_multiple_content_types", &json!({}));
+    let outcome = host.request("test_multiple_content_types").arguments(&json!({})).run();
     assert_eq!(outcome.result, Ok(Value::Null));
     assert_eq!(outcome.content.len(), 3);
     assert_eq!(outcome.content[0], Content::text("Multiple content types test:"));
@@ -86,7 +86,7 @@ fn each_provider_format_carries_what_it_can_of_a_result() {
     let chat = chat.as_str().expect("OpenAI chat takes text");
     assert!(chat.starts_with("Multiple content types test:\n[image: image/png, 69 bytes]\n"), "{chat}");
 
-    let failed = host.dispatch("test_error_handling", &json!({}));
+    let failed = host.request("test_error_handling").arguments(&json!({})).run();
     let message = "This tool intentionally returns an error for testing";
     assert_eq!(failed.tool_result(ToolFormat::OpenAiChat), json!(message));
     assert_eq!(failed.tool_result(ToolFormat::Mcp), json!([{"type": "text", "text": message}]));
@@ -101,12 +101,12 @@ fn content_beyond_the_result_limit_fails_the_call_saying_so_and_the_host_serves_
         .limits(limits)
         .build()
         .expect("hostile loads");
-    let within = host.dispatch("add_images", &json!({"count": 2, "size": 1000}));
+    let within = host.request("add_images").arguments(&json!({"count": 2, "size": 1000})).run();
     assert_eq!((within.result, within.content.len()), (Ok(json!(2)), 2));
 
     // One image too large, and a flood of empty ones, each past 64 KiB in all.
     for arguments in [json!({"count": 1, "size": 100_000}), json!({"count": 100_000, "size": 0})] {
-        let outcome = host.dispatch("add_images", &arguments);
+        let outcome = host.request("add_images").arguments(&arguments).run();
         let error = outcome.result.expect_err("past the limit");
         assert!(matches!(error, ToolError::ResultTooLarge { limit_bytes: 65536, .. }), "{error:?}");
         assert!(error.to_string().starts_with("Tool 'add_images' returned a result larger than its limit"), "{error}");

@@ -319,7 +319,7 @@ fn python_stats_summarises_averages_and_interpolates() {
 
 #[test]
 fn python_stats_histogram_reports_progress_and_a_log_line_and_adds_an_svg_chart() {
-    let outcome = self::host().dispatch("histogram", &json!({"values": [1, 2, 2, 3, 10], "bins": 3}));
+    let outcome = self::host().request("histogram").arguments(&json!({"values": [1, 2, 2, 3, 10], "bins": 3})).run();
     assert_eq!(outcome.result, Ok(json!([4, 0, 1])));
     let [toolhost::Content::Image(chart)] = outcome.content.as_slice() else { panic!("{:?}", outcome.content) };
     assert_eq!(chart.mime_type, "image/svg+xml");
@@ -356,7 +356,7 @@ fn svg_of(outcome: &toolhost::CallOutcome) -> String {
 
 #[test]
 fn rust_calculator_plots_an_expression_and_adds_its_chart() {
-    let outcome = self::host().dispatch("plot", &json!({"expression": "x ^ 2", "first": -1, "last": 1}));
+    let outcome = self::host().request("plot").arguments(&json!({"expression": "x ^ 2", "first": -1, "last": 1})).run();
     let values = outcome.result.clone().expect("plotted");
     let values: Vec<f64> = values.as_array().expect("a list").iter().filter_map(Value::as_f64).collect();
     assert_eq!((values.len(), values[0], values[100]), (101, 1.0, 1.0));
@@ -376,7 +376,7 @@ fn rust_calculator_plots_an_expression_and_adds_its_chart() {
 #[test]
 fn javascript_urls_count_hosts_and_add_their_chart() {
     let urls = ["https://a.example/x", "not a url", "http://b.example", "https://a.example/y"];
-    let outcome = self::host().dispatch("count_hosts", &json!({"urls": urls}));
+    let outcome = self::host().request("count_hosts").arguments(&json!({"urls": urls})).run();
     assert_eq!(outcome.result, Ok(json!([["a.example", 2], ["b.example", 1]])));
     let svg = svg_of(&outcome);
     assert!(svg.contains(">a.example (2)</text>") && svg.matches("<rect").count() == 2, "{svg}");

@@ -40,10 +40,10 @@ fn an_extracted_call_runs_as_it_is_and_a_rejected_one_says_why() {
     let reply = "Let me check.\n<tool_call>{\"name\": \"Evaluate\", \"arguments\": {\"expression\": \"6 * 7\"}}</tool_call>\n\
                  <tool_call>{\"name\": \"evalute_all\", \"arguments\": {}}</tool_call>";
     let extraction = host.extract_calls(reply);
-    let outcome = host.dispatch_call(&extraction.calls[0]);
+    let outcome = extraction.calls[0].request(host).run();
     assert_eq!((outcome.tool.as_deref(), outcome.repaired_from.as_deref()), (Some("evaluate"), Some("Evaluate")));
     assert_eq!(outcome.result, Ok(json!(42.0)));
-    let refused = host.dispatch_call(&extraction.rejected[0]).result.expect_err("rejected");
+    let refused = extraction.rejected[0].request(host).run().result.expect_err("rejected");
     assert!(refused.to_string().starts_with("Tool 'evalute_all' not found."), "{refused}");
 }
 
@@ -66,7 +66,7 @@ fn python_style_values_reach_real_components_as_json_carries_them() {
     let host = common::example_host_shared();
     let reply = "Here are the calls:\n\n[is_palindrome(text=12321), average(values=(2, 4), kind='Mean'), char_at(text='abc', index=2*1)]";
     let extraction = host.extract_calls(reply);
-    let results: Vec<_> = extraction.calls.iter().map(|call| host.dispatch_call(call)).collect();
+    let results: Vec<_> = extraction.calls.iter().map(|call| call.request(host).run()).collect();
     assert_eq!(results[0].result, Ok(json!(true)));
     let repairs: Vec<String> = results[0].repairs.iter().map(ToString::to_string).collect();
     assert_eq!(repairs, ["call text: prose around the call left out", "'text': 12321 read as \"12321\""]);

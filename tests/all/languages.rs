@@ -184,7 +184,7 @@ fn a_near_miss_name_gets_the_nearest_tool_and_the_inventory() {
 #[test]
 fn sloppy_argument_text_is_repaired() {
     for Language { name, call: (tool, _, result), sloppy_arguments, .. } in languages() {
-        assert_eq!(host().call_text(tool, sloppy_arguments), Ok(result), "{name}: {sloppy_arguments}");
+        assert_eq!(host().request(tool).text(sloppy_arguments).run().result, Ok(result), "{name}: {sloppy_arguments}");
     }
 }
 

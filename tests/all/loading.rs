@@ -248,7 +248,7 @@ fn resource_typed_functions_are_left_out_with_a_warning() {
 #[tokio::test]
 async fn calls_run_from_async_code() {
     let host = common::hostile_host();
-    assert_eq!(host.call_async("echo", json!({"text": "async"})).await, Ok(json!("async")));
+    assert_eq!(host.request("echo").arguments(&json!({"text": "async"})).run_async().await.result, Ok(json!("async")));
 }
 
 #[test]

@@ -70,11 +70,11 @@ fn a_stdio_servers_tools_are_listed_repaired_and_bound_like_a_components() {
     assert!(host.tool("evaluate").is_some(), "the components serve beside it");
 
     // A drifted name, a drifted parameter name and a number written as a string.
-    let outcome = host.dispatch("GetSum", &json!({"A": "2", "b": 3.5}));
+    let outcome = host.request("GetSum").arguments(&json!({"A": "2", "b": 3.5})).run();
     assert_eq!(outcome.tool.as_deref(), Some("get-sum"));
     assert_eq!(outcome.repaired_from.as_deref(), Some("GetSum"));
     assert_eq!(outcome.result, Ok(json!("The sum of 2 and 3.5 is 5.5.")));
-    assert_eq!(host.call_text("echo", "{message: 'hi',}"), Ok(json!("Echo: hi")));
+    assert_eq!(host.request("echo").text("{message: 'hi',}").run().result, Ok(json!("Echo: hi")));
 
     assert_eq!(
         error_of(&host, "get_sum", json!({"a": 2})).to_string(),
@@ -179,7 +179,7 @@ fn a_server_over_streamable_http_is_a_plugin_too() {
     assert!(warnings.contains("`headers.X-Test` names the variable TOOLHOST_TEST_UNSET_VARIABLE"), "{warnings}");
     let folder = plugins(&[("remote", file("PATH"))]);
     let host = host_of(folder.path());
-    let outcome = host.dispatch("Echo", &json!({"Message": "over HTTP"}));
+    let outcome = host.request("Echo").arguments(&json!({"Message": "over HTTP"})).run();
     assert_eq!((outcome.tool.as_deref(), outcome.result), (Some("echo"), Ok(json!("Echo: over HTTP"))));
     assert_eq!(host.tool("echo").map(|t| t.component), Some("remote".to_string()));
 }

@@ -6,8 +6,8 @@
 //! it received), as an OpenAI-style harness sees them, and the reply goes through the
 //! host twice, as a user's agent would send it:
 //!
-//! - text: the whole reply through `extract_calls`, each call found through `dispatch_call`;
-//! - call: each call as BFCL's own decoder read it, by name and JSON arguments, through `dispatch`.
+//! - text: the whole reply through `extract_calls`, each call found run (`ExtractedCall::request`);
+//! - call: each call as BFCL's own decoder read it, by name and JSON arguments (`Host::request`).
 //!
 //! What the server received is scored by BFCL's rules (`bfcl_rules.rs`) against the
 //! entry's accepted answers. A reply BFCL accepted must still be accepted (no correct
@@ -206,7 +206,7 @@ fn by_text(host: &Host, entry: &Entry) -> Vec<Sent> {
     let mut found = Vec::new();
     for call in extraction.in_order() {
         let mut sent = match &call.rejected {
-            None => sent(&call.name, host.dispatch_call(call), call.repairs.clone()),
+            None => sent(&call.name, call.request(host).run(), call.repairs.clone()),
             Some(error) => Sent {
                 name: call.name.clone(),
                 tool: call.tool.clone(),
@@ -225,7 +225,12 @@ fn by_text(host: &Host, entry: &Entry) -> Vec<Sent> {
 /// The calls as BFCL's decoder read them, each run by name and arguments.
 fn by_call(host: &Host, entry: &Entry) -> Option<Vec<Sent>> {
     let decoded = entry.decoded.as_ref()?;
-    Some(decoded.iter().map(|(name, arguments)| sent(name, host.dispatch(name, arguments), Vec::new())).collect())
+    Some(
+        decoded
+            .iter()
+            .map(|(name, arguments)| sent(name, host.request(name).arguments(arguments).run(), Vec::new()))
+            .collect(),
+    )
 }
 
 /// Whether the calls of a reply BFCL accepted reached the server with the values it

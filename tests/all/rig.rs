@@ -1,4 +1,4 @@
-//! The rig adapter (`crates/toolhost-rig`) inside a rig agent's own loop: a
+//! The rig adapter (`rig/`) inside a rig agent's own loop: a
 //! `rig_agent::Agent` whose model is OpenAI's chat completions API, served by a
 //! scripted server in the test that answers each request with the next scripted
 //! reply (tool calls with the slips models make, then text) and keeps every request,

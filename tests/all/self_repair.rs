@@ -43,7 +43,7 @@ fn examples() -> &'static Host {
 }
 
 fn message(host: &Host, name: &str, arguments: Value) -> String {
-    match host.dispatch(name, &arguments).result {
+    match host.request(name).arguments(&arguments).run().result {
         Ok(value) => panic!("{name}({arguments}) should fail, returned {value}"),
         Err(error) => error.to_string(),
     }
@@ -51,7 +51,7 @@ fn message(host: &Host, name: &str, arguments: Value) -> String {
 
 /// Asserts the call ran `tool` (after repair from `name` when they differ).
 fn runs(host: &Host, name: &str, arguments: Value, tool: &str) -> Value {
-    let outcome = host.dispatch(name, &arguments);
+    let outcome = host.request(name).arguments(&arguments).run();
     assert_eq!(outcome.tool.as_deref(), Some(tool), "{name} should run {tool}: {:?}", outcome.result);
     assert_eq!(outcome.repaired_from.as_deref(), (name != tool).then_some(name));
     outcome.result.unwrap_or_else(|e| panic!("{name}({arguments}) failed: {e}"))
@@ -366,17 +366,17 @@ fn nested_values_are_checked_with_their_path() {
 fn argument_text_is_parsed_strictly_then_repaired() {
     let host = first_run();
     let want = Ok(json!(["Planets move in elliptical orbits with the Sun at one focus."]));
-    assert_eq!(host.call_text("web_search", r#"{"query": "orbits", "limit": 1}"#), want);
-    assert_eq!(host.call_text("web_search", "```json\n{'query': 'orbits', limit: 1,}\n```"), want);
-    assert_eq!(host.call_text("web_search", r#"{"query": "orbits", "limit": 1"#), want);
+    assert_eq!(host.request("web_search").text(r#"{"query": "orbits", "limit": 1}"#).run().result, want);
+    assert_eq!(host.request("web_search").text("```json\n{'query': 'orbits', limit: 1,}\n```").run().result, want);
+    assert_eq!(host.request("web_search").text(r#"{"query": "orbits", "limit": 1"#).run().result, want);
     assert_eq!(
-        host.call_text("web_search", r#"{"query": orbits}"#).map_err(|e| e.to_string()),
+        host.request("web_search").text(r#"{"query": orbits}"#).run().result.map_err(|e| e.to_string()),
         Err(format!(
             "The arguments for 'web_search' are not valid JSON: expected value at line 1 column 11, near `{{\"query\": orbits}}`. {EXPECTED}"
         ))
     );
     assert_eq!(
-        host.call_text("web_search", r#"{"query": "a", "query": "b"}"#).map_err(|e| e.to_string()),
+        host.request("web_search").text(r#"{"query": "a", "query": "b"}"#).run().result.map_err(|e| e.to_string()),
         Err(format!("Tool 'web_search' was called with parameter 'query' twice. {EXPECTED}"))
     );
 }
@@ -405,7 +405,7 @@ fn each_trap_kind_is_told_in_plain_words() {
 
 /// The words of each repair a call made.
 fn repairs_of(host: &Host, name: &str, arguments: Value) -> (Result<Value, String>, Vec<String>) {
-    let outcome = host.dispatch(name, &arguments);
+    let outcome = host.request(name).arguments(&arguments).run();
     (outcome.result.map_err(|e| e.to_string()), outcome.repairs.iter().map(ToString::to_string).collect())
 }
 
@@ -474,7 +474,11 @@ fn every_example_tool_is_shown_to_providers_under_a_name_they_take_and_runs_by_i
                 && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
                 && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
             assert!(fits, "{} shows {name:?}", format.name());
-            assert_eq!(host.dispatch(name, &json!({})).tool.as_deref(), Some(tool.name.as_str()), "{name}");
+            assert_eq!(
+                host.request(name).arguments(&json!({})).run().tool.as_deref(),
+                Some(tool.name.as_str()),
+                "{name}"
+            );
         }
     }
 }

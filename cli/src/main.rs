@@ -1,0 +1,444 @@
+//! The `toolhost` command: a thin face over the library. Each subcommand loads a
+//! plugin folder into a [`Host`] and prints what the library returns; the replay of
+//! recorded model calls is in `replay.rs`.
+
+mod config;
+mod oci;
+mod replay;
+mod serve;
+mod telemetry;
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use toolhost::{Capacity, Compiler, Host, HostBuilder, Provenance, ToolFormat, ToolSpec};
+
+/// Run an AI agent's tools as sandboxed WebAssembly components.
+#[derive(Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Where the components are, and where their compiled forms are kept.
+#[derive(Args)]
+struct Plugins {
+    /// The plugin folder: every `*.wasm` component in it is loaded.
+    #[arg(long, env = "TOOLHOST_PLUGINS", default_value = "plugins", global = true)]
+    plugins: PathBuf,
+    /// Read compiled components from this shared, read-only cache folder (writable by
+    /// its owner alone, who is trusted) instead of the private cache
+    /// (TOOLHOST_CACHE_DIR, default ~/.cache/toolhost).
+    #[arg(long, env = "TOOLHOST_SHARED_CACHE_DIR", global = true)]
+    shared_cache: Option<PathBuf>,
+    /// Which compiler makes the code of a component not in the cache: `auto` serves a
+    /// large one (2 MiB or more) at once on baseline code and optimizes it in the
+    /// background; `optimizing` optimizes every one before serving; `baseline` never
+    /// optimizes (fastest start, slower calls) [default: auto].
+    #[arg(long, env = "TOOLHOST_COMPILER", global = true, value_parser = |name: &str| name.parse::<Compiler>())]
+    compiler: Option<Compiler>,
+}
+
+impl Plugins {
+    /// A host builder for these plugins and this cache.
+    fn builder(&self) -> HostBuilder {
+        let builder = Host::builder().plugin_dir(&self.plugins).compiler(self.compiler.unwrap_or_default());
+        match &self.shared_cache {
+            Some(shared) => builder.shared_cache_dir(shared),
+            None => builder,
+        }
+    }
+}
+
+/// How many calls the server runs at once, and how many wait for a turn.
+#[derive(Args)]
+struct CapacityArgs {
+    /// Calls that run at once [default: four per core, at least four; at most 256].
+    #[arg(long, env = "TOOLHOST_MAX_CONCURRENT_CALLS")]
+    max_concurrent_calls: Option<usize>,
+    /// Calls that may wait for a turn; more are told the host is busy [default: 1024].
+    #[arg(long, env = "TOOLHOST_MAX_QUEUED_CALLS")]
+    max_queued_calls: Option<usize>,
+    /// How long a call may wait for a turn, in milliseconds [default: 30000].
+    #[arg(long, env = "TOOLHOST_QUEUE_TIMEOUT_MS")]
+    queue_timeout_ms: Option<u64>,
+}
+
+impl CapacityArgs {
+    fn capacity(&self) -> Capacity {
+        let mut capacity = Capacity::default();
+        capacity.max_concurrent_calls = self.max_concurrent_calls.unwrap_or(capacity.max_concurrent_calls);
+        capacity.max_queued_calls = self.max_queued_calls.unwrap_or(capacity.max_queued_calls);
+        capacity.queue_timeout = self.queue_timeout_ms.map_or(capacity.queue_timeout, std::time::Duration::from_millis);
+        capacity
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Lists every tool: name, component, parameters and description.
+    List {
+        #[command(flatten)]
+        plugins: Plugins,
+    },
+    /// Prints the tool definitions a model is given, in a provider's format.
+    Schema {
+        #[command(flatten)]
+        plugins: Plugins,
+        /// openai, openai-responses, anthropic or mcp.
+        #[arg(long, default_value = "openai")]
+        format: String,
+    },
+    /// Calls a tool as a model would; prints the result as JSON, or the corrective
+    /// message and exits with 1.
+    Call {
+        #[command(flatten)]
+        plugins: Plugins,
+        /// The tool's name, as a model would send it.
+        name: String,
+        /// The arguments, as the JSON text a model would send; `-` reads them from
+        /// stdin, `@FILE` from a file (for text longer than a command line takes).
+        #[arg(default_value = "{}")]
+        arguments: String,
+        /// Print on stderr everything the host repaired to run the call.
+        #[arg(long, short)]
+        verbose: bool,
+    },
+    /// Fetches a component from an OCI registry into the plugin folder and records
+    /// its digest in toolhost.lock; with no reference, fetches again exactly what
+    /// toolhost.lock names.
+    Pull {
+        /// registry/repository:tag or registry/repository@sha256:…; the file is
+        /// named after the repository's last part.
+        reference: Option<String>,
+        /// The plugin folder to pull into.
+        #[arg(long, env = "TOOLHOST_PLUGINS", default_value = "plugins")]
+        plugins: PathBuf,
+        /// A public key (PEM, as `cosign.pub`) the artifact must carry a cosign
+        /// signature of; several: any one of them (TOOLHOST_KEYS: comma-separated).
+        /// Without it, unsigned artifacts are pulled, and `toolhost list` shows them
+        /// unverified.
+        #[arg(long = "key", value_name = "PUBLIC_KEY", env = "TOOLHOST_KEYS", value_delimiter = ',')]
+        keys: Vec<PathBuf>,
+        #[command(flatten)]
+        registry: oci::RegistryArgs,
+    },
+    /// Publishes a component (with NAME.toml beside it, if any) to an OCI registry,
+    /// once it loads as `toolhost check` would show it.
+    Push {
+        /// The component file.
+        file: PathBuf,
+        /// registry/repository:tag to push to.
+        reference: String,
+        /// Sign the artifact, as `cosign sign --key` does, with this private key
+        /// (`cosign.key`, its password in COSIGN_PASSWORD; or an unencrypted PKCS#8 PEM).
+        #[arg(long, value_name = "PRIVATE_KEY")]
+        sign: Option<PathBuf>,
+        #[command(flatten)]
+        registry: oci::RegistryArgs,
+    },
+    /// Writes a new signing key pair as `cosign generate-key-pair` does: PREFIX.key
+    /// (encrypted with COSIGN_PASSWORD) for `push --sign`, PREFIX.pub for `pull --key`.
+    GenerateKeyPair {
+        /// Where to write the two files.
+        #[arg(long, default_value = "cosign")]
+        output_key_prefix: PathBuf,
+    },
+    /// Shows what the host makes of one component: its tools and any warnings.
+    Check {
+        /// The component file.
+        file: PathBuf,
+    },
+    /// Replays recorded model tool calls (JSON lines) and shows what the host did
+    /// with each and what the model gets back.
+    Replay {
+        #[command(flatten)]
+        plugins: Plugins,
+        /// The transcript: one call a line, `{"name": …, "arguments": …}` (OpenAI and
+        /// Anthropic tool-call objects are read too).
+        transcript: PathBuf,
+    },
+    /// Reads a model's reply on stdin and prints, as a JSON array, the tool calls it
+    /// wrote into its text (every format vLLM's and llama.cpp's tool parsers read:
+    /// `<tool_call>`, `[TOOL_CALLS]`, harmony, Kimi, DeepSeek, GLM, `<invoke>`,
+    /// Python-style, Gemma, …; see the README), in order; a call whose name resolves
+    /// to no tool is listed with `rejected`. Nothing runs.
+    Extract {
+        #[command(flatten)]
+        plugins: Plugins,
+    },
+    /// Serves the tools over MCP on stdin/stdout, or with --http over streamable HTTP.
+    Serve {
+        /// Take every setting the flags and variables leave unset from this TOML file
+        /// (see `toolhost config check`).
+        #[arg(long, env = "TOOLHOST_CONFIG", value_name = "FILE")]
+        config: Option<PathBuf>,
+        #[command(flatten)]
+        plugins: Plugins,
+        /// Reload when components are added, replaced or removed (the client is told).
+        #[arg(long)]
+        watch: bool,
+        #[command(flatten)]
+        capacity: CapacityArgs,
+        // Boxed: the HTTP settings would make every other command's value as large.
+        #[command(flatten)]
+        http: Box<serve::HttpArgs>,
+        #[command(flatten)]
+        audit: serve::AuditArgs,
+        #[command(flatten)]
+        rate_limits: serve::RateLimitArgs,
+    },
+    /// Checks a config file for `toolhost serve --config` without serving: its keys,
+    /// values, secrets' variables and files; prints the settings it makes.
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum ConfigAction {
+    /// Validates FILE; exits with 2 and names the key at fault when it is not valid.
+    Check {
+        /// The config file.
+        file: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("TOOLHOST_LOG").unwrap_or_else(|_| "error".into()))
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
+    match run(cli, &matches) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::List { plugins } => list(&plugins),
+        Command::Schema { plugins, format } => schema(&plugins, &format),
+        Command::Call { plugins, name, arguments, verbose } => call(&plugins, &name, arguments, verbose),
+        Command::Check { file } => check(&file),
+        Command::Pull { reference, plugins, keys, registry } => {
+            oci::pull(reference.as_deref(), &plugins, &keys, &registry)
+        }
+        Command::Push { file, reference, sign, registry } => oci::push(&file, &reference, sign.as_deref(), &registry),
+        Command::GenerateKeyPair { output_key_prefix } => oci::generate_key_pair(&output_key_prefix),
+        Command::Extract { plugins } => extract(&plugins),
+        Command::Replay { plugins, transcript } => {
+            let text = std::fs::read_to_string(&transcript)
+                .with_context(|| format!("cannot read the transcript {}", transcript.display()))?;
+            replay::replay(&load(&plugins)?, &text)
+        }
+        Command::Serve { config, mut plugins, mut watch, mut capacity, mut http, mut audit, mut rate_limits } => {
+            if let Some(file) = config {
+                let plugins_given = matches.subcommand_matches("serve").is_some_and(|serve| {
+                    matches!(serve.value_source("plugins"), Some(ValueSource::CommandLine | ValueSource::EnvVariable))
+                });
+                let settings = config::ServeSettings {
+                    plugins: &mut plugins,
+                    plugins_given,
+                    watch: &mut watch,
+                    capacity: &mut capacity,
+                    http: &mut http,
+                    audit: &mut audit,
+                    rate_limits: &mut rate_limits,
+                };
+                let config = config::Config::load(&file)?;
+                config.apply_auth(settings.http)?;
+                config.apply(settings);
+            }
+            serve(&plugins, watch, &capacity, &http, (&audit, &rate_limits))
+        }
+        Command::Config { action: ConfigAction::Check { file } } => {
+            let config = config::Config::load(&file)?;
+            println!("{}: valid\n{}", file.display(), config.summary());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// `toolhost list`: every tool, then where each pulled component came from.
+fn list(plugins: &Plugins) -> anyhow::Result<ExitCode> {
+    let host = load(plugins)?;
+    print_tools(&host.tools());
+    print_provenance(&host.load_report());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `toolhost schema`: the tool definitions in a provider's format.
+fn schema(plugins: &Plugins, format: &str) -> anyhow::Result<ExitCode> {
+    let format: ToolFormat = format.parse()?;
+    let host = load(plugins)?;
+    println!("{}", serde_json::to_string_pretty(&host.tool_definitions(format))?);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `toolhost call`: one call as a model would make it; the value, or the corrective
+/// message and exit code 1.
+fn call(plugins: &Plugins, name: &str, arguments: String, verbose: bool) -> anyhow::Result<ExitCode> {
+    let arguments = argument_text(arguments)?;
+    let host = load(plugins)?;
+    let outcome = host.request(name).text(&arguments).run();
+    if verbose {
+        for repair in &outcome.repairs {
+            eprintln!("repaired: {repair}");
+        }
+    } else if let (Some(from), Some(tool)) = (&outcome.repaired_from, &outcome.tool) {
+        eprintln!("repaired tool name '{from}' -> '{tool}'");
+    }
+    match outcome.result {
+        Ok(value) => {
+            println!("{}", serde_json::to_string_pretty(&value)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error) => {
+            println!("{error}");
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// `toolhost extract`: the calls written in the reply on stdin, as JSON; nothing runs.
+fn extract(plugins: &Plugins) -> anyhow::Result<ExitCode> {
+    let mut reply = String::new();
+    std::io::Read::read_to_string(&mut std::io::stdin(), &mut reply).context("cannot read the reply")?;
+    let host = load(plugins)?;
+    let extraction = host.extract_calls(&reply);
+    println!("{}", serde_json::to_string_pretty(&extraction.in_order())?);
+    eprintln!("{}", extraction.summary());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `toolhost serve`: MCP over streamable HTTP with `--http`, else over stdio.
+fn serve(
+    plugins: &Plugins,
+    watch: bool,
+    capacity: &CapacityArgs,
+    http: &serve::HttpArgs,
+    (audit, rate_limits): (&serve::AuditArgs, &serve::RateLimitArgs),
+) -> anyhow::Result<ExitCode> {
+    let configure = |builder: HostBuilder| builder.watch(watch).capacity(capacity.capacity());
+    let telemetry = telemetry::start(audit.otlp_endpoint.as_deref())?;
+    let (audit, limits) = (audit.open()?, rate_limits.limits());
+    if let Some(addr) = http.address() {
+        serve::serve_http(http, addr, configure(plugins.builder()), (audit, limits), telemetry.tracing())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let host = load_with(plugins, configure)?;
+    // One client on one pipe: one thread for the protocol and the calls, so that
+    // a request is never handed between threads (see BENCHMARKS.md).
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
+    let server = toolhost::mcp::McpServer::new(host)
+        .with_audit(audit)
+        .with_rate_limits(limits)
+        .with_tracing(telemetry.tracing());
+    runtime.block_on(server.serve_stdio())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The argument text `toolhost call` was given: as it is, or from stdin (`-`), or
+/// from a file (`@FILE`).
+fn argument_text(given: String) -> anyhow::Result<String> {
+    if given == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .context("cannot read the arguments from stdin")?;
+        return Ok(text);
+    }
+    match given.strip_prefix('@') {
+        Some(file) => std::fs::read_to_string(file).with_context(|| format!("cannot read the arguments from {file}")),
+        None => Ok(given),
+    }
+}
+
+/// Loads a plugin folder, with a progress bar on a terminal, and prints the warnings.
+fn load(plugins: &Plugins) -> anyhow::Result<Host> {
+    load_with(plugins, |builder| builder)
+}
+
+/// [`load`], with more settings made by `configure`.
+fn load_with(plugins: &Plugins, configure: impl FnOnce(HostBuilder) -> HostBuilder) -> anyhow::Result<Host> {
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("loading {pos}/{len} components {wide_bar} {msg}")
+                .expect("valid template"),
+        );
+        bar
+    });
+    let mut builder = configure(plugins.builder());
+    if let Some(bar) = bar.clone() {
+        builder = builder.on_progress(move |done, total, name| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            bar.set_message(name.to_string());
+        });
+    }
+    let host = builder.build()?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    for warning in &host.load_report().warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok(host)
+}
+
+fn check(file: &Path) -> anyhow::Result<ExitCode> {
+    let host = Host::builder().component_file(file).build()?;
+    let report = host.load_report();
+    for warning in &report.warnings {
+        println!("warning: {warning}");
+    }
+    if host.tools().is_empty() {
+        println!("{}: no usable tools", file.display());
+        return Ok(ExitCode::FAILURE);
+    }
+    print_tools(&host.tools());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One block per tool: name, component (marked when the tool is an MCP server's,
+/// which the host does not sandbox), parameters, first paragraph of the description.
+fn print_tools(tools: &[ToolSpec]) {
+    for tool in tools {
+        let origin = if tool.sandboxed() { "" } else { ", MCP server: not sandboxed" };
+        println!("{}  [{}{origin}]", tool.name, tool.component);
+        println!("    {}", tool.signature());
+        let summary: Vec<&str> = tool.description.lines().take_while(|l| !l.trim().is_empty()).collect();
+        if !summary.is_empty() {
+            println!("    {}", summary.join(" "));
+        }
+    }
+    println!("{} {}", tools.len(), if tools.len() == 1 { "tool" } else { "tools" });
+}
+
+/// Where each pulled component came from, and whether its signature was checked.
+fn print_provenance(report: &toolhost::LoadReport) {
+    for component in &report.components {
+        if let Provenance::Pulled { reference, signed_by } = &component.provenance {
+            let verified = if signed_by.is_empty() {
+                "UNVERIFIED: pulled with no key, its signature was not checked".to_string()
+            } else {
+                format!("signed by {}", signed_by.join(", "))
+            };
+            println!("{}: pulled from {reference}, {verified}", component.name);
+        }
+    }
+}

@@ -1,0 +1,349 @@
+//! One call as a value: [`CallRequest`] carries the tool's name, its arguments (JSON,
+//! or the text a model wrote) and whatever else a call may have — an observer of its
+//! progress and log lines, a cancellation, the caller it is for, a deadline — and
+//! runs it, blocking or async, into a [`CallOutcome`]. A new concern of a call is a
+//! new method here, never a new `Host::dispatch_*`. Also here: how a request runs
+//! (resolve, bind, invoke), the one path every face's calls take.
+
+use std::future::{Future, Pending};
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::future::Either;
+use serde_json::{Map, Value};
+
+use super::servers;
+use super::snapshot::{Snapshot, Target};
+use super::{CallOutcome, Host};
+use crate::bind::{Arguments, bind};
+use crate::error::ToolError;
+use crate::extract::ExtractedCall;
+use crate::invoke::{Invocation, invoke, invoke_async};
+use crate::resolve::{Registry, Resolved};
+use crate::sandbox::{CallObserver, Limits};
+use crate::tool::{Repair, ToolCall};
+
+/// A call of a tool, built then run: [`Host::request`] with the name the model sent,
+/// the arguments, and what else the call has; [`CallRequest::run`] blocks,
+/// [`CallRequest::run_async`] awaits. [`Host::call`] is the shortcut for the plainest.
+///
+/// ```no_run
+/// # async fn example(host: toolhost::Host) {
+/// use serde_json::json;
+///
+/// // JSON arguments, blocking.
+/// let outcome = host.request("Evaluate").arguments(&json!({"expression": "6*7"})).run();
+/// assert_eq!(outcome.result, Ok(json!(42.0)));
+/// // The argument text a model wrote, async, given up when the user cancels.
+/// let (cancel, cancelled) = tokio::sync::oneshot::channel::<()>();
+/// let call = host.request("evaluate").text("{expression: '6*7',}").cancel_on(async move {
+///     let _ = cancelled.await;
+/// });
+/// # drop(cancel);
+/// let outcome = call.run_async().await;
+/// # }
+/// ```
+#[must_use = "a request does nothing until it is run"]
+pub struct CallRequest<'a, C = Pending<()>> {
+    call: Call<'a>,
+    cancelled: C,
+}
+
+/// A request but its cancellation.
+struct Call<'a> {
+    host: &'a Host,
+    name: &'a str,
+    arguments: Input<'a>,
+    /// A call found in reply text, whose reading (its repairs, or why it is no
+    /// call) the outcome carries.
+    written: Option<&'a ExtractedCall>,
+    observer: Option<Arc<dyn CallObserver>>,
+    caller: Option<&'a str>,
+    deadline: Option<Instant>,
+}
+
+/// The arguments of a request as given.
+#[derive(Clone, Copy)]
+enum Input<'a> {
+    Json(&'a Value),
+    Text(&'a str),
+    None,
+}
+
+impl<'a> Input<'a> {
+    /// As the binding stage takes them (none at all is `{}`).
+    fn arguments<'e>(self, empty: &'e Value) -> Arguments<'e>
+    where
+        'a: 'e,
+    {
+        match self {
+            Input::Json(value) => Arguments::Json(value),
+            Input::Text(text) => Arguments::Text(text),
+            Input::None => Arguments::Json(empty),
+        }
+    }
+}
+
+impl Host {
+    /// A call of the tool a model named `name` (resolved and repaired as every
+    /// call's name is), to give its arguments and run. See [`CallRequest`].
+    pub fn request<'a>(&'a self, name: &'a str) -> CallRequest<'a> {
+        let call = Call {
+            host: self,
+            name,
+            arguments: Input::None,
+            written: None,
+            observer: None,
+            caller: None,
+            deadline: None,
+        };
+        CallRequest { call, cancelled: std::future::pending() }
+    }
+}
+
+impl ToolCall {
+    /// This call on `host`: arguments that are a string are the argument text the
+    /// model wrote (OpenAI's `arguments`); none at all are `{}`.
+    pub fn request<'a>(&'a self, host: &'a Host) -> CallRequest<'a> {
+        let request = host.request(&self.name);
+        match &self.arguments {
+            Some(Value::String(text)) => request.text(text),
+            Some(value) => request.arguments(value),
+            None => request,
+        }
+    }
+}
+
+impl ExtractedCall {
+    /// This call found in a reply, on `host`: it runs the tool it resolved to, with
+    /// the arguments as read, its reading's repairs first in the outcome; a rejected
+    /// one comes back as its error, and nothing runs.
+    pub fn request<'a>(&'a self, host: &'a Host) -> CallRequest<'a> {
+        // The resolved name; a call made by hand without one is resolved as written.
+        let name = self.tool.as_deref().unwrap_or(&self.name);
+        let mut request = host.request(name).arguments(&self.arguments);
+        request.call.written = Some(self);
+        request
+    }
+}
+
+impl<'a, C> CallRequest<'a, C> {
+    /// The arguments as JSON (an object; `null` counts as none).
+    pub fn arguments(mut self, arguments: &'a Value) -> Self {
+        self.call.arguments = Input::Json(arguments);
+        self
+    }
+
+    /// The arguments as the text a model wrote: strict JSON, else read leniently
+    /// where the text has one reading (a code fence, single quotes, Python's `True`,
+    /// a stray quote, …); other text is an error quoting where it broke.
+    pub fn text(mut self, arguments: &'a str) -> Self {
+        self.call.arguments = Input::Text(arguments);
+        self
+    }
+
+    /// Who hears the tool's progress reports and log lines while it runs (the
+    /// `toolhost:tool` imports `progress` and `log`; at most 1,000 reports, 100
+    /// lines and 64 KiB per call). The host holds it only while the call runs.
+    pub fn observer(mut self, observer: Arc<dyn CallObserver>) -> Self {
+        self.call.observer = Some(observer);
+        self
+    }
+
+    /// Who the call is for (a token's or a user's name): logged with the call.
+    pub fn caller(mut self, caller: &'a str) -> Self {
+        self.call.caller = Some(caller);
+        self
+    }
+
+    /// When the caller stops waiting: the call's time limit is at most the time
+    /// left then (a component's or an MCP server's own limit still holds when it
+    /// is shorter), and a call still running is stopped as one past its limit.
+    pub fn deadline(mut self, deadline: Instant) -> Self {
+        self.call.deadline = Some(deadline);
+        self
+    }
+
+    /// Stops the call when `cancelled` completes, for [`CallRequest::run_async`]: a
+    /// component's instance is stopped where it is (at the latest at its next epoch
+    /// tick) and its turn freed; an MCP server is sent `notifications/cancelled`;
+    /// the outcome is [`ToolError::Cancelled`]. The MCP server face passes a client's
+    /// `notifications/cancelled` this way. (Dropping the `run_async` future stops
+    /// the call the same way.)
+    pub fn cancel_on<F: Future<Output = ()>>(self, cancelled: F) -> CallRequest<'a, F> {
+        CallRequest { call: self.call, cancelled }
+    }
+}
+
+/// The outcome of a call found in reply text that was rejected there.
+fn rejected(written: Option<&ExtractedCall>) -> Option<CallOutcome> {
+    let written = written?;
+    let error = written.rejected.clone()?;
+    Some(CallOutcome { tool: written.tool.clone(), repairs: written.repairs.clone(), ..CallOutcome::failed(error) })
+}
+
+/// `outcome` with what reading the call from reply text repaired (its name among
+/// them) first; `name` is the name the request ran.
+fn with_reading(written: Option<&ExtractedCall>, name: &str, mut outcome: CallOutcome) -> CallOutcome {
+    if let Some(written) = written {
+        outcome.repairs.splice(0..0, written.repairs.iter().cloned());
+        if written.name != name {
+            outcome.repaired_from = Some(written.name.clone());
+        }
+    }
+    outcome
+}
+
+impl CallRequest<'_, Pending<()>> {
+    /// Runs the call on this thread and waits for its outcome.
+    pub fn run(self) -> CallOutcome {
+        let call = self.call;
+        if let Some(rejected) = rejected(call.written) {
+            return rejected;
+        }
+        let (snapshot, registry, resolved) = match call.host.resolve_call(call.name) {
+            Ok(found) => found,
+            Err(error) => return CallOutcome::failed(error),
+        };
+        call.log(&resolved);
+        let mut repairs = Vec::new();
+        let empty = Value::Object(Map::new());
+        let run = call.host.prepare(&snapshot, &registry, &resolved, &call.settings(&empty), &mut repairs);
+        let result = run.and_then(|step| match step {
+            Step::Component(invocation, args) => invoke(&call.host.core.runtime, &invocation, &args),
+            #[cfg(feature = "mcp-servers")]
+            Step::Server(server_call) => server_call.run(),
+        });
+        with_reading(call.written, call.name, CallOutcome::of(resolved, repairs, result))
+    }
+}
+
+impl<C: Future<Output = ()>> CallRequest<'_, C> {
+    /// Runs the call for async code, until it ends or is cancelled (see
+    /// [`CallRequest::cancel_on`]). A component's tool runs on the awaiting task
+    /// itself: its waits in the host are awaited, and its guest code yields to the
+    /// executor at every epoch tick (5 ms), so no executor thread is held longer
+    /// than that, and no call is handed to another thread. An MCP server's tool is
+    /// called on the servers' own runtime. Needs a tokio runtime. Dropping the
+    /// future cancels the call.
+    pub async fn run_async(self) -> CallOutcome {
+        let CallRequest { call, cancelled } = self;
+        if let Some(rejected) = rejected(call.written) {
+            return rejected;
+        }
+        let (snapshot, registry, resolved) = match call.host.resolve_call(call.name) {
+            Ok(found) => found,
+            Err(error) => return CallOutcome::failed(error),
+        };
+        call.log(&resolved);
+        let mut repairs = Vec::new();
+        let empty = Value::Object(Map::new());
+        let settings = call.settings(&empty);
+        let run = async {
+            match call.host.prepare(&snapshot, &registry, &resolved, &settings, &mut repairs)? {
+                Step::Component(invocation, args) => invoke_async(&call.host.core.runtime, &invocation, &args).await,
+                #[cfg(feature = "mcp-servers")]
+                Step::Server(server_call) => server_call.run_async().await,
+            }
+        };
+        // The call first: a call done by the time the caller gives up has its outcome.
+        let result = match futures::future::select(std::pin::pin!(run), std::pin::pin!(cancelled)).await {
+            Either::Left((result, _)) => result,
+            Either::Right(((), _)) => Err(ToolError::Cancelled { tool: resolved.name.clone() }),
+        };
+        with_reading(call.written, call.name, CallOutcome::of(resolved, repairs, result))
+    }
+}
+
+impl Call<'_> {
+    /// What preparing the call needs of the request.
+    fn settings<'s>(&'s self, empty: &'s Value) -> Settings<'s> {
+        Settings {
+            arguments: self.arguments.arguments(empty),
+            observer: self.observer.as_ref(),
+            deadline: self.deadline,
+        }
+    }
+
+    fn log(&self, resolved: &Resolved) {
+        if let Some(caller) = self.caller {
+            tracing::debug!("call of '{}' for {caller}", resolved.name);
+        }
+    }
+}
+
+/// What a request gives the preparing of its call.
+struct Settings<'s> {
+    arguments: Arguments<'s>,
+    observer: Option<&'s Arc<dyn CallObserver>>,
+    deadline: Option<Instant>,
+}
+
+impl Settings<'_> {
+    /// `limits` with the time no later than the deadline.
+    fn limits(&self, limits: Limits) -> Limits {
+        let Some(deadline) = self.deadline else { return limits };
+        Limits { time: limits.time.min(deadline.saturating_duration_since(Instant::now())), ..limits }
+    }
+}
+
+/// How a resolved call runs.
+enum Step<'s> {
+    /// A component's function, with its arguments bound.
+    Component(Invocation<'s>, Vec<wasmtime::component::Val>),
+    /// A server's tool, its arguments bound.
+    #[cfg(feature = "mcp-servers")]
+    Server(servers::ServerCall<'s>),
+}
+
+impl Host {
+    /// What a call of `name` runs on: one snapshot for the whole call (a reload
+    /// meanwhile does not affect it), its active registry, and the tool the name
+    /// resolves to there.
+    pub(super) fn resolve_call(&self, name: &str) -> Result<(Arc<Snapshot>, Arc<Registry>, Resolved), ToolError> {
+        let snapshot = self.core.current.load_full();
+        let registry = self.registry_in(&snapshot);
+        let resolved = registry.resolve(name)?;
+        Ok((snapshot, registry, resolved))
+    }
+
+    /// What running the resolved tool takes: a component's function with its bound
+    /// arguments, or a server's tool with its own.
+    fn prepare<'s>(
+        &self,
+        snapshot: &'s Snapshot,
+        registry: &'s Registry,
+        resolved: &'s Resolved,
+        settings: &Settings<'s>,
+        repairs: &mut Vec<Repair>,
+    ) -> Result<Step<'s>, ToolError> {
+        let unavailable = |reason: &str| ToolError::Unavailable { tool: resolved.name.clone(), reason: reason.into() };
+        let (served, found, function) = match snapshot.target(resolved.tool) {
+            Some(Target::Component(served, found)) => match found.spec.wit_function() {
+                Some(function) => (served, found, function),
+                // Introspection makes every found tool a function's; never otherwise.
+                None => return Err(unavailable("it is not a component's function")),
+            },
+            #[cfg(feature = "mcp-servers")]
+            Some(Target::Server(server, index)) => {
+                let call = servers::bind(server, index, &resolved.name, settings.arguments, repairs)?;
+                return Ok(Step::Server(call.within(|limits| settings.limits(limits))));
+            }
+            #[cfg(not(feature = "mcp-servers"))]
+            Some(Target::Server(..)) => return Err(unavailable("MCP servers are not served without the feature")),
+            None => return Err(unavailable("it is not in the plugins this call started with")),
+        };
+        let spec = registry.spec(&resolved.name).unwrap_or(&found.spec);
+        let args = bind(spec, function, settings.arguments, repairs)?;
+        let call = Invocation {
+            tool: &resolved.name,
+            component: &served.plugin.name,
+            warm: &served.warm,
+            export: &found.export,
+            result: function.result.as_ref(),
+            limits: settings.limits(served.limits),
+            observer: settings.observer,
+        };
+        Ok(Step::Component(call, args))
+    }
+}
