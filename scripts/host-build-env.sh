@@ -3,7 +3,7 @@
 # it) build the same units and nothing twice.
 #
 #   guest_packages  `-p NAME` for each guest (example-tools/, tests/guests/)
-#   host_packages   cargo arguments selecting every other package
+#   host_packages   cargo arguments selecting every other package but the fuzz targets
 #   host_cargo      cargo, with the environment of that build
 #   host_build      builds the library, the `toolhost` command, the Python package's
 #                   native module (target/debug/lib_native.so), the SDK, and every
@@ -30,7 +30,8 @@ for package in json.load(sys.stdin)["packages"]:
     if "/example-tools/" in path or "/tests/guests/" in path:
         print("-p", package["name"])'
 }
-host_packages=(--workspace $(guest_packages | sed 's/^-p /--exclude /'))
+# The fuzz targets are built apart, instrumented (scripts/fuzz.sh).
+host_packages=(--workspace $(guest_packages | sed 's/^-p /--exclude /') --exclude toolhost-fuzz)
 
 clippy_driver=$(dirname "$(rustup which cargo 2>/dev/null || command -v cargo)")/clippy-driver
 host_cargo() {

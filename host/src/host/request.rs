@@ -12,6 +12,7 @@ use std::time::Instant;
 use futures::future::Either;
 use serde_json::{Map, Value};
 
+#[cfg(feature = "mcp-servers")]
 use super::servers;
 use super::snapshot::{Snapshot, Target};
 use super::{CallOutcome, Host};
@@ -198,14 +199,10 @@ impl CallRequest<'_, Pending<()>> {
     /// Runs the call on this thread and waits for its outcome.
     pub fn run(self) -> CallOutcome {
         let call = self.call;
-        if let Some(rejected) = rejected(call.written) {
-            return rejected;
-        }
-        let (snapshot, registry, resolved) = match call.host.resolve_call(call.name) {
+        let (snapshot, registry, resolved) = match call.begin() {
             Ok(found) => found,
-            Err(error) => return CallOutcome::failed(error),
+            Err(outcome) => return *outcome,
         };
-        call.log(&resolved);
         let mut repairs = Vec::new();
         let empty = Value::Object(Map::new());
         let run = call.host.prepare(&snapshot, &registry, &resolved, &call.settings(&empty), &mut repairs);
@@ -228,14 +225,10 @@ impl<C: Future<Output = ()>> CallRequest<'_, C> {
     /// future cancels the call.
     pub async fn run_async(self) -> CallOutcome {
         let CallRequest { call, cancelled } = self;
-        if let Some(rejected) = rejected(call.written) {
-            return rejected;
-        }
-        let (snapshot, registry, resolved) = match call.host.resolve_call(call.name) {
+        let (snapshot, registry, resolved) = match call.begin() {
             Ok(found) => found,
-            Err(error) => return CallOutcome::failed(error),
+            Err(outcome) => return *outcome,
         };
-        call.log(&resolved);
         let mut repairs = Vec::new();
         let empty = Value::Object(Map::new());
         let settings = call.settings(&empty);
@@ -265,10 +258,18 @@ impl Call<'_> {
         }
     }
 
-    fn log(&self, resolved: &Resolved) {
+    /// What the call runs on (see [`Host::resolve_call`]), logged; or its outcome
+    /// already, when it was rejected where it was read or its name resolves to no tool.
+    fn begin(&self) -> Result<(Arc<Snapshot>, Arc<Registry>, Resolved), Box<CallOutcome>> {
+        if let Some(rejected) = rejected(self.written) {
+            return Err(Box::new(rejected));
+        }
+        let (snapshot, registry, resolved) =
+            self.host.resolve_call(self.name).map_err(|error| Box::new(CallOutcome::failed(error)))?;
         if let Some(caller) = self.caller {
             tracing::debug!("call of '{}' for {caller}", resolved.name);
         }
+        Ok((snapshot, registry, resolved))
     }
 }
 
