@@ -10,6 +10,10 @@
 set -euo pipefail
 rustc=$1
 shift
+# A build script runs at build time, without libFuzzer: not instrumented.
+for argument in "$@"; do
+    [ "$argument" = build_script_build ] && exec "$rustc" "$@"
+done
 exec "$rustc" "$@" \
     -Cpasses=sancov-module \
     -Cllvm-args=-sanitizer-coverage-level=4 \

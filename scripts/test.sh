@@ -74,7 +74,8 @@ TOOLHOST_DIST=keep scripts/test-node.sh
 took "the Node package's tests"
 # Every server a test starts is stopped whatever the test's end (tests/all/process.rs):
 # a process of this session that was not running before the tests, and is neither
-# this script's nor its caller's command, is a leftover.
+# this script's nor its caller's command (nor run by one: .ci/run checks beside the
+# tests), is a leftover.
 leftovers=$(session_processes | awk -v me=$$ -v caller=$PPID -v before="$already_running" '
     BEGIN { n = split(before, b, "\n"); for (i = 1; i <= n; i++) old[b[i]] = 1 }
     { parent[$1] = $2; seen[++count] = $1 }
@@ -82,9 +83,10 @@ leftovers=$(session_processes | awk -v me=$$ -v caller=$PPID -v before="$already
         for (i = 1; i <= count; i++) {
             pid = seen[i]
             if (pid in old || parent[pid] == caller) continue
-            # This script and what it runs now (this very check) are not leftovers.
-            for (up = pid; up in parent && up != me; up = parent[up]) {}
-            if (up != me) print pid
+            # This script and what it runs now (this very check) are not leftovers,
+            # nor what another command of the caller runs.
+            for (up = pid; up in parent && up != me && parent[up] != caller; up = parent[up]) {}
+            if (up != me && !(up in parent && parent[up] == caller)) print pid
         }
     }')
 if [ -n "$leftovers" ]; then

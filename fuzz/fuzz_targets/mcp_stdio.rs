@@ -46,7 +46,7 @@ fn expected_answers(frames: &[&[u8]]) -> BTreeMap<String, usize> {
     let mut expected = BTreeMap::new();
     let mut cancelled = Vec::new();
     for frame in frames {
-        let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(frame) else { continue };
+        let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(as_read(frame)) else { continue };
         if message.get("jsonrpc") != Some(&json!("2.0")) || !message.get("method").is_some_and(Value::is_string) {
             continue;
         }
@@ -65,6 +65,13 @@ fn expected_answers(frames: &[&[u8]]) -> BTreeMap<String, usize> {
     expected
 }
 
+/// A frame as the server reads it: without a `\r` before its newline or a
+/// byte-order mark before its text.
+fn as_read(frame: &[u8]) -> &[u8] {
+    let frame = frame.strip_suffix(b"\r").unwrap_or(frame);
+    frame.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(frame)
+}
+
 /// An id as a key: numbers by value, so `-0`, `0` and `0.0` are one id (as the server
 /// reads them).
 fn key(id: &Value) -> String {
@@ -78,7 +85,7 @@ fn key(id: &Value) -> String {
 fn frames_by_id(frames: &[&[u8]]) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
     for frame in frames {
-        if let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(frame)
+        if let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(as_read(frame))
             && let Some(id) = message.get("id")
         {
             *counts.entry(key(id)).or_default() += 1;
