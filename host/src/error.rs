@@ -24,8 +24,9 @@ pub enum ToolError {
         /// Every active tool name, sorted (shared with the registry: cheap to clone).
         available_tools: std::sync::Arc<[String]>,
         /// The tools nearest to the name, best first (at most [`ToolError::NEAREST_TOOLS`]):
-        /// what the message lists instead of every tool when there are more than
-        /// [`ToolError::LISTED_TOOLS`].
+        /// those whose words hold most of the name's, then those spelt like it; none
+        /// when no tool is near. What the message lists instead of every tool when
+        /// there are more than [`ToolError::LISTED_TOOLS`].
         nearest_tools: Vec<String>,
     },
     /// Several active tools match the name after repair; none was run.
@@ -199,11 +200,18 @@ fn denied_message(tool: &str, denied: &[String], message: &str) -> String {
 }
 
 /// The inventory while it is short; past [`ToolError::LISTED_TOOLS`], the nearest
-/// tools and how many there are, so one typo never costs a model its context.
+/// tools (by the name's words, then its spelling) and how many there are, so one
+/// typo never costs a model its context; none when no tool is near.
 fn unknown_tool_message(name: &str, suggestion: Option<&str>, available: &[String], nearest: &[String]) -> String {
     let hint = suggestion.map(|s| format!(" Did you mean '{s}'?")).unwrap_or_default();
     if available.len() <= ToolError::LISTED_TOOLS {
         return format!("Tool '{name}' not found.{hint} Available tools: {}", python_list(available));
+    }
+    if nearest.is_empty() {
+        return format!(
+            "Tool '{name}' not found. None of the {} available tools has a name or description like it: call one of the tools you were given, by its exact name.",
+            available.len()
+        );
     }
     format!(
         "Tool '{name}' not found.{hint} The nearest of the {} available tools: {}",

@@ -60,6 +60,7 @@ mod remote;
 mod resolve;
 mod runtime;
 mod sandbox;
+mod search;
 mod sys;
 mod tool;
 
@@ -74,6 +75,7 @@ pub use sandbox::{
     CallObserver, DirGrant, Elicitation, ElicitationAnswer, Grants, HttpHostPattern, HttpHostPatternError, Limits,
     LogLevel, Progress, Sampling, SamplingRole,
 };
+pub use search::ToolMatch;
 
 /// The old name of [`HttpHostPattern`], kept for one release.
 #[deprecated(since = "0.2.0", note = "renamed `HttpHostPattern`")]

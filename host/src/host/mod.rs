@@ -29,6 +29,7 @@ pub(crate) use crate::resolve::{Registry, ToolsetError};
 use crate::resolve::{Resolved, Toolset};
 use crate::runtime::Runtime;
 use crate::sandbox::{CallObserver, Grants, Limits};
+use crate::search::ToolMatch;
 use crate::tool::{Content, Repair, Returned, ToolCall, ToolFormat, ToolSpec};
 use reload::Watcher;
 use snapshot::Snapshot;
@@ -201,6 +202,26 @@ impl Host {
     /// The active tool registered under exactly `name`.
     pub fn tool(&self, name: &str) -> Option<ToolSpec> {
         self.registry().spec(name).cloned()
+    }
+
+    /// The active tools that best fit `query`, best first, at most `limit`: a task
+    /// described in words ("what's the weather in Paris") or a name a model made up
+    /// (`get_weather_forecast`), matched against the words of each tool's name
+    /// (snake, camel, kebab and dotted names split), its description and its
+    /// parameters' names and docs, stemmed, a name's words counting most (BM25F).
+    /// Components' tools and MCP servers' alike; the index is built with each load
+    /// and reload, in memory. A tool that shares no word with the query is not
+    /// listed, so the result may be shorter than `limit`, or empty.
+    ///
+    /// ```no_run
+    /// # let host = toolhost::Host::builder().plugin_dir("target/plugins").build()?;
+    /// for found in host.search_tools("convert miles to kilometres", 5) {
+    ///     println!("{} ({:.2})", found.name, found.score);
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn search_tools(&self, query: &str, limit: usize) -> Vec<ToolMatch> {
+        self.registry().search(query, limit)
     }
 
     /// The active registry of the current snapshot: the same `Arc` until a reload

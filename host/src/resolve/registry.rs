@@ -26,6 +26,7 @@ use std::sync::Arc;
 
 use super::suggest::Candidates;
 use crate::error::ToolError;
+use crate::search::{SearchIndex, ToolMatch};
 use crate::tool::names::{NameMatch, normalise, provider_name, python_list, tool_key, unqualified, with_digest};
 use crate::tool::{ToolFormat, ToolSpec};
 
@@ -67,6 +68,9 @@ pub struct Registry {
     by_tail: HashMap<String, Vec<String>>,
     /// The names prepared for the nearest-name hint.
     hints: Candidates,
+    /// The tools by the words of their names, descriptions and parameters; a tool
+    /// is its position in `inventory`.
+    search: SearchIndex,
     /// Every registered name, sorted, for the inventory in corrective messages.
     inventory: Arc<[String]>,
     /// Normalised component name → component name.
@@ -190,6 +194,7 @@ impl Registry {
         let names = self.names();
         self.hints = Candidates::new(&names);
         self.inventory = names.into();
+        self.search = SearchIndex::new(self.specs.values().map(|(spec, _)| spec));
     }
 
     fn insert(&mut self, spec: ToolSpec, tool: ToolRef) {
@@ -200,6 +205,13 @@ impl Registry {
             add_sorted(self.by_tail.entry(tail).or_default(), &spec.name);
         }
         self.specs.insert(spec.name.clone(), (spec, tool));
+    }
+
+    /// The tools that best fit `query` (a task in words, or a tool's name), best
+    /// first, at most `limit` (see [`crate::Host::search_tools`]).
+    pub fn search(&self, query: &str, limit: usize) -> Vec<ToolMatch> {
+        let found = self.search.search(query, limit).into_iter();
+        found.map(|hit| ToolMatch { name: self.inventory[hit.tool].clone(), score: hit.score }).collect()
     }
 
     /// The registry restricted to `names`; each name must be a registered name or
@@ -329,7 +341,13 @@ impl Registry {
     /// The corrective error for a name that matches no tool; the hint is computed
     /// from `stripped`, the name without the wrappers that were recognised.
     pub fn unknown(&self, name: &str, stripped: &str) -> ToolError {
-        let (suggestion, nearest_tools) = self.hints.hint_and_nearest(stripped, ToolError::NEAREST_TOOLS);
+        let (suggestion, by_spelling) = self.hints.hint_and_nearest(stripped, ToolError::NEAREST_TOOLS);
+        let mut nearest_tools = self.fitting_words(stripped);
+        for tool in by_spelling {
+            if nearest_tools.len() < ToolError::NEAREST_TOOLS && !nearest_tools.contains(&tool) {
+                nearest_tools.push(tool);
+            }
+        }
         ToolError::UnknownTool {
             name: name.to_string(),
             suggestion,
@@ -337,7 +355,19 @@ impl Registry {
             nearest_tools,
         }
     }
+
+    /// The tools whose words hold most of `name`'s (a made-up name's words, as
+    /// search reads them: `get_weather_forecast` → `weather.forecast`), best first.
+    fn fitting_words(&self, name: &str) -> Vec<String> {
+        let found = self.search.search(name, ToolError::NEAREST_TOOLS).into_iter();
+        found.filter(|hit| hit.coverage >= FITS_WORDS).map(|hit| self.inventory[hit.tool].clone()).collect()
+    }
 }
+
+/// The share of a made-up name's words (weighted by rarity) a tool must hold for its
+/// message to name the tool first: a name that shares only its commonest word with a
+/// tool (`get`) is compared by spelling alone.
+const FITS_WORDS: f32 = 0.5;
 
 /// `name` added to a sorted list of names, once.
 fn add_sorted(names: &mut Vec<String>, name: &str) {
@@ -609,5 +639,30 @@ mod tests {
         let message = few.resolve("nothing_like_it").map(|_| ()).unwrap_err().to_string();
         assert!(message.contains("Available tools: ['create_issue_"), "{message}");
         assert_eq!(message.matches('\'').count(), 2 * (ToolError::LISTED_TOOLS + 1), "{message}");
+    }
+
+    #[test]
+    fn an_unknown_name_names_the_tools_that_fit_its_words_first_and_none_when_nothing_does() {
+        let mut specs: Vec<ToolSpec> = (0..60).map(|i| ToolSpec::new(&format!("get_record_{i}"), "records")).collect();
+        let mut forecast = ToolSpec::new("weather.forecast", "weather");
+        forecast.description = "The weather forecast for a city in the coming days.".into();
+        specs.push(forecast);
+        specs.push(ToolSpec::new("get_weather_station", "weather"));
+        let tools = Registry::from_specs(specs);
+        let nearest = |name: &str| match tools.resolve(name) {
+            Err(ToolError::UnknownTool { nearest_tools, suggestion, .. }) => (suggestion, nearest_tools),
+            other => panic!("{other:?}"),
+        };
+        // By its words `weather.forecast` fits best; the station is spelt alike.
+        let (_, found) = nearest("get_weather_forecast");
+        assert_eq!(found[0], "weather.forecast", "{found:?}");
+        assert!(found.contains(&"get_weather_station".to_string()), "{found:?}");
+        // A typo of a common word and a rare one: spelling decides.
+        assert_eq!(nearest("get_recrd_7").1[0], "get_record_7");
+        // Nothing like it either way: no tool named, and the message says so.
+        let (hint, found) = nearest("quantum_chromodynamics");
+        assert_eq!((hint, found.len()), (None, 0));
+        let message = tools.resolve("quantum_chromodynamics").map(|_| ()).unwrap_err().to_string();
+        assert!(message.contains("None of the 62 available tools has a name or description like it"), "{message}");
     }
 }
