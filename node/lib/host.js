@@ -36,6 +36,17 @@ class Host {
     return this._native.tool(String(name)) ?? null;
   }
 
+  /**
+   * The active tools that best fit `query` (a task in words, or a made-up tool
+   * name), best first, at most `limit`, each as `tools()` has it plus its `score`.
+   */
+  searchTools(query, limit = 10) {
+    if (!Number.isInteger(limit) || limit < 0) {
+      throw new TypeError(`limit must be a non-negative integer, got ${limit}`);
+    }
+    return this._native.searchTools(String(query), limit);
+  }
+
   /** Calls a tool by the name a model sent, with its arguments; rejects with ToolExecutionError. */
   async call(name, args = {}, options = {}) {
     return (await this.dispatch(name, args, options)).unwrap();

@@ -146,6 +146,8 @@ export class Host {
   static load(plugins: string | string[], options?: HostOptions): Promise<Host>;
   tools(): Tool[];
   tool(name: string): Tool | null;
+  /** The tools that best fit a task in words (or a made-up name), best first. */
+  searchTools(query: string, limit?: number): Array<Tool & { score: number }>;
   /** Calls a tool by the name a model sent; rejects with ToolExecutionError. */
   call(name: string, args?: { [key: string]: Json } | null, options?: CallOptions): Promise<Json>;
   /** Calls a tool with the argument text a model wrote. */

@@ -48,6 +48,21 @@ impl NativeHost {
         self.host.tool(&name).map(|spec| tool_json(&spec, self.host.provider_name(&spec.name)))
     }
 
+    /// The active tools that best fit `query` (a task in words, or a made-up tool
+    /// name), best first, at most `limit`, as `tools` has them, each with its `score`.
+    #[napi]
+    pub fn search_tools(&self, query: String, limit: u32) -> Vec<Value> {
+        let found = self.host.search_tools(&query, limit as usize).into_iter();
+        let with_spec = found.filter_map(|found| self.host.tool(&found.name).map(|spec| (found, spec)));
+        with_spec
+            .map(|(found, spec)| {
+                let mut tool = tool_json(&spec, self.host.provider_name(&spec.name));
+                tool["score"] = Value::from(found.score);
+                tool
+            })
+            .collect()
+    }
+
     /// Runs `name` with `arguments` (a JSON value, or the text a model wrote when
     /// `text` is set), until it ends or `cancellation` fires: the outcome object, or
     /// a Promise of it.

@@ -76,6 +76,15 @@ test('an AbortSignal stops an endless call and frees its turn', async () => {
   assert.equal((await textCall).error.kind, 'cancelled');
 });
 
+test('tools are found by what they do', () => {
+  const found = examples.searchTools('convert miles to kilometers', 3);
+  assert.equal(found[0].name, 'convert');
+  assert.ok(found.length <= 3 && found[0].score >= found.at(-1).score);
+  assert.ok(examples.searchTools('greatest common divisor').some((tool) => tool.name === 'gcd'));
+  assert.deepEqual(examples.searchTools('zebra crossing'), []);
+  assert.throws(() => examples.searchTools('text', -1), TypeError);
+});
+
 test('toolsets, definitions and the load report', async () => {
   const math = examples.toolset(['factorial', 'gcd']);
   assert.deepEqual(math.tools().map((tool) => tool.name), ['factorial', 'gcd']);

@@ -85,6 +85,15 @@ impl PyHost {
         self.host.tool(name).map(|spec| PyTool { spec })
     }
 
+    /// The active tools that best fit `query` (a task in words, or a made-up tool
+    /// name), best first, at most `limit`: matched by the words of each tool's name,
+    /// description and parameters. Tools that share no word with it are left out.
+    #[pyo3(signature = (query, limit=10))]
+    fn search_tools(&self, query: &str, limit: usize) -> Vec<PyTool> {
+        let found = self.host.search_tools(query, limit).into_iter();
+        found.filter_map(|found| self.host.tool(&found.name)).map(|spec| PyTool { spec }).collect()
+    }
+
     /// Calls a tool by the name a model sent, with the model's arguments (a dict;
     /// None for none). Returns the result as Python values; raises
     /// `ToolExecutionError` with the corrective message for the model.

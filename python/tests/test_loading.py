@@ -25,6 +25,14 @@ def test_tools_describe_themselves(examples):
     assert tools["is_palindrome"].result == {"type": "boolean"}
 
 
+def test_tools_are_found_by_what_they_do(examples):
+    found = examples.search_tools("convert miles to kilometers", limit=3)
+    assert found[0].name == "convert" and len(found) <= 3
+    assert "gcd" in [tool.name for tool in examples.search_tools("greatest common divisor")]
+    assert examples.search_tools("zebra crossing") == []
+    assert len(examples.search_tools("text", limit=2)) == 2
+
+
 @pytest.mark.parametrize("format, key", [("openai", "function"), ("openai-responses", "name"), ("anthropic", "input_schema"), ("mcp", "inputSchema")])
 def test_tool_definitions_in_each_format(examples, format, key):
     definitions = examples.tool_definitions(format)

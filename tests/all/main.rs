@@ -37,6 +37,7 @@ mod process;
 mod reports;
 mod rig;
 mod sandbox;
+mod search;
 mod self_repair;
 mod spans;
 mod tasks;

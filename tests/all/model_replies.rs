@@ -442,6 +442,8 @@ struct Named {
     ran_another: usize,
     ambiguous_naming_it: usize,
     hinted: usize,
+    /// Not the hint, but the first of the nearest tools (by the name's words).
+    first_nearest: usize,
     among_nearest: usize,
     /// Names sharing no word with the function meant (`func1`): nothing can name it.
     unrelated: usize,
@@ -469,9 +471,20 @@ fn shares_a_word(a: &str, b: &str) -> bool {
 #[test]
 fn invented_names_get_the_function_meant_named_among_every_bfcl_function() {
     let (functions, _) = dataset();
-    let names: BTreeSet<String> =
-        functions.values().flatten().map(|f| f["name"].as_str().expect("a name").to_string()).collect();
-    let registry = toolhost::Registry::from_specs(names.iter().map(|name| toolhost::ToolSpec::new(name, "bfcl")));
+    // Each function as a model is shown it: its name, description and parameters.
+    let mut docs: BTreeMap<String, &Value> = BTreeMap::new();
+    for function in functions.values().flatten() {
+        docs.entry(function["name"].as_str().expect("a name").to_string()).or_insert(function);
+    }
+    let names: BTreeSet<String> = docs.keys().cloned().collect();
+    let spec = |function: &Value| {
+        let name = function["name"].as_str().expect("a name");
+        let tool = toolhost::ServerTool::new(name, function["parameters"].clone(), None);
+        let mut spec = toolhost::ToolSpec::for_server_tool("bfcl", tool);
+        spec.description = function["description"].as_str().unwrap_or_default().to_string();
+        spec
+    };
+    let registry = toolhost::Registry::from_specs(docs.values().map(|function| spec(function)));
     let text =
         std::fs::read_to_string(common::root().join("tests/model_replies/invented-names.json")).expect("the names");
     let pairs: Vec<(String, String)> = serde_json::from_str(&text).expect("pairs");
@@ -487,6 +500,8 @@ fn invented_names_get_the_function_meant_named_among_every_bfcl_function() {
             Err(toolhost::ToolError::UnknownTool { suggestion, nearest_tools, .. }) => {
                 if suggestion.as_ref() == Some(wanted) {
                     named.hinted += 1;
+                } else if nearest_tools.first() == Some(wanted) {
+                    named.first_nearest += 1;
                 } else if nearest_tools.contains(wanted) {
                     named.among_nearest += 1;
                 } else if shares_a_word(sent, wanted) {
