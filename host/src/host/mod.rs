@@ -209,7 +209,7 @@ impl Host {
     /// (`get_weather_forecast`), matched against the words of each tool's name
     /// (snake, camel, kebab and dotted names split), its description and its
     /// parameters' names and docs, stemmed, a name's words counting most (BM25F).
-    /// Components' tools and MCP servers' alike; the index is built with each load
+    /// Components' tools and MCP servers' alike; the index is built at the first search after each load
     /// and reload, in memory. A tool that shares no word with the query is not
     /// listed, so the result may be shorter than `limit`, or empty.
     ///

@@ -22,7 +22,7 @@
 //! would be the same keep apart by a digest, with a warning naming both.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::suggest::Candidates;
 use crate::error::ToolError;
@@ -69,8 +69,9 @@ pub struct Registry {
     /// The names prepared for the nearest-name hint.
     hints: Candidates,
     /// The tools by the words of their names, descriptions and parameters; a tool
-    /// is its position in `inventory`.
-    search: SearchIndex,
+    /// is its position in `inventory`. Built when first searched: a host that never
+    /// searches (nor meets an unknown name) does not pay for it at each load.
+    search: OnceLock<SearchIndex>,
     /// Every registered name, sorted, for the inventory in corrective messages.
     inventory: Arc<[String]>,
     /// Normalised component name → component name.
@@ -194,7 +195,7 @@ impl Registry {
         let names = self.names();
         self.hints = Candidates::new(&names);
         self.inventory = names.into();
-        self.search = SearchIndex::new(self.specs.values().map(|(spec, _)| spec));
+        self.search = OnceLock::new();
     }
 
     fn insert(&mut self, spec: ToolSpec, tool: ToolRef) {
@@ -210,8 +211,13 @@ impl Registry {
     /// The tools that best fit `query` (a task in words, or a tool's name), best
     /// first, at most `limit` (see [`crate::Host::search_tools`]).
     pub fn search(&self, query: &str, limit: usize) -> Vec<ToolMatch> {
-        let found = self.search.search(query, limit).into_iter();
+        let found = self.search_index().search(query, limit).into_iter();
         found.map(|hit| ToolMatch { name: self.inventory[hit.tool].clone(), score: hit.score }).collect()
+    }
+
+    /// The search index, built now if this is the registry's first search.
+    fn search_index(&self) -> &SearchIndex {
+        self.search.get_or_init(|| SearchIndex::new(self.specs.values().map(|(spec, _)| spec)))
     }
 
     /// The registry restricted to `names`; each name must be a registered name or
@@ -359,7 +365,7 @@ impl Registry {
     /// The tools whose words hold most of `name`'s (a made-up name's words, as
     /// search reads them: `get_weather_forecast` → `weather.forecast`), best first.
     fn fitting_words(&self, name: &str) -> Vec<String> {
-        let found = self.search.search(name, ToolError::NEAREST_TOOLS).into_iter();
+        let found = self.search_index().search(name, ToolError::NEAREST_TOOLS).into_iter();
         found.filter(|hit| hit.coverage >= FITS_WORDS).map(|hit| self.inventory[hit.tool].clone()).collect()
     }
 }

@@ -3,7 +3,7 @@
 //! name than in its description, and more in a short text than in a long one), so a
 //! query adds up a few lists and keeps the best.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use serde_json::Value;
 
@@ -52,9 +52,9 @@ pub(crate) struct Hit {
     pub(crate) coverage: f32,
 }
 
-/// The stems of one tool, by field.
+/// The stems of one tool, by field, each by its number in the [`StemCache`].
 struct Document {
-    fields: [Vec<String>; 3],
+    fields: [Vec<u32>; 3],
 }
 
 /// Tools by the stems they hold; built once per registry.
@@ -82,29 +82,30 @@ impl SearchIndex {
         let count = documents.len().max(1) as f32;
         let average = average.map(|total| (total / count).max(1.0));
 
-        // Each tool's weighted frequency of each stem, then BM25's saturation and rarity.
-        let mut frequencies: HashMap<&str, Vec<(u32, f32)>> = HashMap::new();
+        // Each tool's weighted frequency of each stem (by stem, in tool order), then
+        // BM25's saturation and rarity.
+        let mut frequencies: Vec<Vec<(u32, f32)>> = vec![Vec::new(); stems.stems.len()];
         for (tool, document) in documents.iter().enumerate() {
-            let mut weighted: HashMap<&str, f32> = HashMap::new();
-            for ((stems, field), average) in document.fields.iter().zip(FIELDS).zip(average) {
-                let length = stems.len() as f32 / average;
+            for ((field_stems, field), average) in document.fields.iter().zip(FIELDS).zip(average) {
+                let length = field_stems.len() as f32 / average;
                 let per_word = field.weight / (1.0 - field.length_norm + field.length_norm * length);
-                for stem in stems {
-                    *weighted.entry(stem).or_default() += per_word;
+                for &stem in field_stems {
+                    let tools = &mut frequencies[stem as usize];
+                    match tools.last_mut() {
+                        Some((last, frequency)) if *last == tool as u32 => *frequency += per_word,
+                        _ => tools.push((tool as u32, per_word)),
+                    }
                 }
             }
-            for (stem, frequency) in weighted {
-                frequencies.entry(stem).or_default().push((tool as u32, frequency));
-            }
         }
-        let mut postings = HashMap::with_capacity(frequencies.len());
-        for (stem, mut tools) in frequencies {
+        let mut postings = HashMap::with_capacity_and_hasher(frequencies.len(), Default::default());
+        for (stem, mut tools) in std::mem::take(&mut stems.stems).into_iter().zip(frequencies) {
             let rarity = rarity(documents.len(), tools.len());
             for (_, frequency) in &mut tools {
                 *frequency = rarity * *frequency * (SATURATION + 1.0) / (*frequency + SATURATION);
             }
-            tools.sort_unstable_by_key(|&(tool, _)| tool);
-            postings.insert(stem.to_string(), Posting { rarity, tools });
+            tools.shrink_to_fit();
+            postings.insert(stem, Posting { rarity, tools });
         }
         let mut vocabulary: Vec<String> = postings.keys().cloned().collect();
         vocabulary.sort_unstable();
@@ -201,35 +202,52 @@ fn best(scores: &[f32], limit: usize) -> Vec<(usize, f32)> {
     found
 }
 
-/// Stems of the words met so far: tools share most of their words, and stemming a
-/// word again costs more than looking it up.
+/// Stems of the words met so far, each stem known by a number: tools share most of
+/// their words, and stemming a word again, or keeping its stems as text per tool,
+/// costs more than looking it up.
 #[derive(Default)]
 struct StemCache {
     words: Words,
-    seen: HashMap<String, Vec<String>>,
+    /// A word as the text has it (between spaces) → its stems' numbers.
+    seen: HashMap<String, Vec<u32>>,
+    /// Each stem, by its number.
+    stems: Vec<String>,
+    numbers: HashMap<String, u32>,
 }
 
 impl StemCache {
     /// `spec`'s stems, by field.
     fn document(&mut self, spec: &ToolSpec) -> Document {
-        let mut parameters = Vec::new();
-        schema_words(&spec.parameters_schema(), SCHEMA_DEPTH, &mut |text| parameters.extend(self.stems(text)));
-        Document { fields: [self.stems(&spec.name), self.stems(&spec.description), parameters] }
+        let mut fields: [Vec<u32>; 3] = Default::default();
+        let [name, description, parameters] = &mut fields;
+        self.add(&spec.name, name);
+        self.add(&spec.description, description);
+        schema_words(&spec.parameters_schema(), SCHEMA_DEPTH, &mut |text| self.add(text, parameters));
+        Document { fields }
     }
 
-    fn stems(&mut self, text: &str) -> Vec<String> {
-        let mut stems = Vec::new();
+    /// Adds the numbers of `text`'s stems to `into`.
+    fn add(&mut self, text: &str, into: &mut Vec<u32>) {
         for word in text.split_whitespace() {
-            match self.seen.get(word) {
-                Some(known) => stems.extend_from_slice(known),
-                None => {
-                    let found = self.words.stems(word);
-                    stems.extend_from_slice(&found);
-                    self.seen.insert(word.to_string(), found);
-                }
+            if let Some(known) = self.seen.get(word) {
+                into.extend_from_slice(known);
+                continue;
             }
+            let numbers: Vec<u32> = self.words.stems(word).into_iter().map(|stem| self.number(stem)).collect();
+            into.extend_from_slice(&numbers);
+            self.seen.insert(word.to_string(), numbers);
         }
-        stems
+    }
+
+    /// The number of `stem`, given it if it has none.
+    fn number(&mut self, stem: String) -> u32 {
+        if let Some(&number) = self.numbers.get(&stem) {
+            return number;
+        }
+        let number = self.stems.len() as u32;
+        self.numbers.insert(stem.clone(), number);
+        self.stems.push(stem);
+        number
     }
 }
 
