@@ -9,6 +9,9 @@
 //! - `scale/definitions/mcp`: the 10,000 MCP tool definitions, and
 //!   `scale/stdio/tools_list` the same list asked of `toolhost serve` over stdio (its
 //!   size and the server's resident memory are printed);
+//! - `scale/definitions/disclosed`, `scale/stdio/tools_list_disclosed`: the same,
+//!   disclosing ten tools and the finder (sizes printed); `scale/find_tools`: a
+//!   search of the finder among the 10,000;
 //! - `scale/gateway/*`: ten MCP servers of 1,000 tools each (each a `toolhost serve`
 //!   of 100 of the components) as the plugins of one host: its start, resolution and
 //!   a call through it.
@@ -21,15 +24,18 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::Served;
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use toolhost::{Host, ToolError, ToolFormat};
+use toolhost::{Disclosure, Host, ToolError, ToolFormat};
 
 const COMPONENTS: usize = 1_000;
 const VERBS: [&str; 5] = ["get", "list", "create", "update", "delete"];
 const NOUNS: [&str; 2] = ["record", "note"];
 /// The gateway's servers, each serving `COMPONENTS / SERVERS` components.
 const SERVERS: usize = 10;
+/// The tools a disclosing host lists beside its finder: ten of the 10,000.
+const CORE: &str = "get_record1?";
 
 /// Component `k` in the component model's text format: ten tools `{verb}-{noun}{k}`,
 /// each `(x: s32) -> s32` returning its argument plus its index.
@@ -113,6 +119,7 @@ fn scale(c: &mut Criterion) {
     let definitions = host.tool_definitions(ToolFormat::Mcp);
     println!("scale: 10,000 MCP definitions, {} bytes as JSON; one: {}", definitions.to_string().len(), definitions[0]);
     group.bench_function("definitions/mcp", |b| b.iter(|| host.tool_definitions(ToolFormat::Mcp)));
+    disclosed(&mut group, &host);
     drop(host);
 
     let mut served = Served::toolhost(&[("TOOLHOST_PLUGINS", &plugins), ("TOOLHOST_CACHE_DIR", &warm)]);
@@ -129,9 +136,35 @@ fn scale(c: &mut Criterion) {
     assert_eq!(served.ask("tools/call", call.clone())["result"]["structuredContent"]["result"], 1);
     group.bench_function("stdio/call", |b| b.iter(|| served.ask("tools/call", call.clone())));
     drop(served);
+    disclosed_over_stdio(&mut group, &plugins, &warm);
     group.finish();
 
     gateway(c, &parts, &warm, root.path());
+}
+
+/// `host` disclosing ten tools beside the finder, which searches all 10,000.
+fn disclosed(group: &mut BenchmarkGroup<'_, WallTime>, host: &Host) {
+    let disclosing = host.disclosing(Disclosure::new(&[CORE]).expect("a pattern"));
+    let shown = disclosing.tool_definitions(ToolFormat::Mcp);
+    let (count, bytes) = (shown.as_array().map_or(0, Vec::len), shown.to_string().len());
+    println!("scale: disclosing, {count} MCP definitions, {bytes} bytes as JSON");
+    group.bench_function("definitions/disclosed", |b| b.iter(|| disclosing.tool_definitions(ToolFormat::Mcp)));
+    let find = json!({"query": "update the note", "limit": 5});
+    let found = disclosing.call("find_tools", &find).expect("the finder runs");
+    let (count, bytes) = (found["tools"].as_array().map_or(0, Vec::len), found.to_string().len());
+    println!("scale: find_tools found {count} tools in {bytes} bytes");
+    group.bench_function("find_tools", |b| b.iter(|| disclosing.call("find_tools", &find).expect("the finder runs")));
+}
+
+/// `toolhost serve --disclose` over the 10,000 tools: its `tools/list`.
+fn disclosed_over_stdio(group: &mut BenchmarkGroup<'_, WallTime>, plugins: &PathBuf, warm: &PathBuf) {
+    let core = PathBuf::from(CORE);
+    let env = [("TOOLHOST_PLUGINS", plugins), ("TOOLHOST_CACHE_DIR", warm), ("TOOLHOST_DISCLOSE", &core)];
+    let mut served = Served::toolhost(&env);
+    let list = served.ask("tools/list", json!({}));
+    let listed = list["result"]["tools"].as_array().map_or(0, Vec::len);
+    println!("scale: disclosing, tools/list over stdio lists {listed} tools in {} bytes", list.to_string().len());
+    group.bench_function("stdio/tools_list_disclosed", |b| b.iter(|| served.ask("tools/list", json!({}))));
 }
 
 /// Ten MCP servers of 1,000 tools each behind one host.

@@ -38,16 +38,24 @@
 //!
 //! [tracing]                    # a span per call, over OTLP
 //! otlp_endpoint = "http://collector:4318"
+//!
+//! [disclosure]                 # list these and find_tools, which finds the rest
+//! core = ["evaluate", "files.*"]
+//!
+//! [profiles.math]              # served at /mcp/math (stdio: --profile math)
+//! tools = ["evaluate", "gcd", "convert"]
+//! disclose = ["evaluate"]      # optional: this profile lists these and find_tools
 //! ```
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use serde::Deserialize;
-use toolhost::Compiler;
 use toolhost::mcp::Access;
 use toolhost::mcp::http::OAuthOptions;
+use toolhost::{Compiler, Disclosure, Profile};
 
 /// The file's settings, as written (paths already made relative to the file's folder).
 #[derive(Debug, Default, Deserialize)]
@@ -79,6 +87,62 @@ pub(crate) struct Config {
     /// `[access]`: a scope or a static token's name = the tools (names or patterns) it opens.
     #[serde(default)]
     pub(crate) access: Option<std::collections::BTreeMap<String, Vec<String>>>,
+    /// `[disclosure]`: list a core of the tools and a finder of the rest.
+    pub(crate) disclosure: Option<DisclosureConfig>,
+    /// `[profiles.NAME]`: named toolsets, each served apart.
+    #[serde(default)]
+    pub(crate) profiles: BTreeMap<String, ProfileConfig>,
+}
+
+/// `[profiles.NAME]`: a named toolset (see `toolhost::Profile`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ProfileConfig {
+    /// Tool name patterns.
+    pub(crate) tools: Vec<String>,
+    /// Show the profile's tools through a finder, listing these beside it.
+    pub(crate) disclose: Option<Vec<String>>,
+}
+
+impl Config {
+    /// The profiles, each checked: its name and patterns.
+    pub(crate) fn profiles(&self) -> anyhow::Result<BTreeMap<String, Profile>> {
+        let mut profiles = BTreeMap::new();
+        for (name, written) in &self.profiles {
+            if !Profile::valid_name(name) {
+                bail!("[profiles.{name}]: a profile's name is its path (/mcp/NAME): use letters, digits, '_' and '-'");
+            }
+            let mut profile = Profile::new(&written.tools).with_context(|| format!("[profiles.{name}] tools"))?;
+            if let Some(core) = &written.disclose {
+                profile =
+                    profile.disclosing(Disclosure::new(core).with_context(|| format!("[profiles.{name}] disclose"))?);
+            }
+            profiles.insert(name.clone(), profile);
+        }
+        Ok(profiles)
+    }
+}
+
+/// `[disclosure]`: which tools clients are shown (see `toolhost::Disclosure`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DisclosureConfig {
+    /// Tool name patterns listed beside the finder.
+    #[serde(default)]
+    pub(crate) core: Vec<String>,
+    /// The finder's name (`find_tools` unless given).
+    pub(crate) finder: Option<String>,
+}
+
+impl DisclosureConfig {
+    /// The disclosure it describes; a pattern that does not read is an error naming it.
+    pub(crate) fn disclosure(&self) -> anyhow::Result<Disclosure> {
+        let disclosure = Disclosure::new(&self.core).context("[disclosure] core")?;
+        Ok(match &self.finder {
+            Some(name) => disclosure.finder_name(name),
+            None => disclosure,
+        })
+    }
 }
 
 /// `compiler = "NAME"`: a compiler by the name the command line takes.
@@ -199,6 +263,10 @@ impl Config {
             bail!("{}: [http] tasks = false and tasks_after_ms contradict each other: keep one", file.display());
         }
         config.check_auth().with_context(|| format!("{}: [auth] or [access]", file.display()))?;
+        if let Some(disclosure) = &config.disclosure {
+            disclosure.disclosure().with_context(|| file.display().to_string())?;
+        }
+        config.profiles().with_context(|| file.display().to_string())?;
         Ok(config)
     }
 
@@ -320,7 +388,28 @@ impl Config {
         for (grant, tools) in self.access.iter().flatten() {
             lines.push(format!("access: {grant} -> {}", tools.join(", ")));
         }
+        lines.extend(self.shown_summary());
         lines.join("\n")
+    }
+}
+
+impl Config {
+    /// The lines of [`Config::summary`] on which tools clients are shown.
+    fn shown_summary(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        if let Some(disclosure) = &self.disclosure {
+            let finder = disclosure.finder.as_deref().unwrap_or(toolhost::FINDER_NAME);
+            lines.push(format!("listed: {finder} and the tools matching [{}]", disclosure.core.join(", ")));
+        }
+        for (name, profile) in &self.profiles {
+            let shown = profile.disclose.as_ref().map(|core| format!(", listing find_tools and [{}]", core.join(", ")));
+            lines.push(format!(
+                "profile {name} (/mcp/{name}): [{}]{}",
+                profile.tools.join(", "),
+                shown.unwrap_or_default()
+            ));
+        }
+        lines
     }
 }
 
@@ -371,6 +460,16 @@ impl Config {
         capacity.queue_timeout_ms = capacity.queue_timeout_ms.or(file.queue_timeout_ms);
         http.metrics_addr = http.metrics_addr.or(self.metrics.address);
         apply_http(self.http, http);
+    }
+
+    /// Fills in which tools clients are shown: `[disclosure]` unless `--disclose` was
+    /// given, and `[profiles]` (which have no flags).
+    pub(crate) fn apply_shown(&self, shown: &mut crate::serve::Shown) -> anyhow::Result<()> {
+        if shown.disclosure.is_none() {
+            shown.disclosure = self.disclosure.as_ref().map(DisclosureConfig::disclosure).transpose()?;
+        }
+        shown.profiles = self.profiles()?;
+        Ok(())
     }
 
     /// Hands `[auth]` and `[access]` to the HTTP settings (they have no flags).

@@ -206,6 +206,22 @@ enum Command {
         audit: serve::AuditArgs,
         #[command(flatten)]
         rate_limits: serve::RateLimitArgs,
+        /// List only the tools matching these patterns (comma-separated; none: no
+        /// tool) and `find_tools`, which finds the others by what they do and returns
+        /// their definitions; every tool stays callable by its name.
+        #[arg(
+            long,
+            env = "TOOLHOST_DISCLOSE",
+            value_name = "CORE",
+            num_args = 0..=1,
+            default_missing_value = "",
+            value_delimiter = ','
+        )]
+        disclose: Option<Vec<String>>,
+        /// Serve only the tools of the config file's profile NAME (`[profiles.NAME]`);
+        /// over HTTP every profile is served at /mcp/NAME instead.
+        #[arg(long, env = "TOOLHOST_PROFILE", value_name = "NAME")]
+        profile: Option<String>,
     },
     /// Checks a config file for `toolhost serve --config` without serving: its keys,
     /// values, secrets' variables and files; prints the settings it makes.
@@ -259,7 +275,19 @@ fn run(cli: Cli, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("cannot read the transcript {}", transcript.display()))?;
             replay::replay(&load(&plugins)?, &text)
         }
-        Command::Serve { config, mut plugins, mut watch, mut capacity, mut http, mut audit, mut rate_limits } => {
+        Command::Serve {
+            config,
+            mut plugins,
+            mut watch,
+            mut capacity,
+            mut http,
+            mut audit,
+            mut rate_limits,
+            disclose,
+            profile,
+        } => {
+            let disclosure = disclose.map(|core| core_patterns(&core)).transpose()?;
+            let mut shown = serve::Shown { disclosure, profile, ..serve::Shown::default() };
             if let Some(file) = config {
                 let plugins_given = matches.subcommand_matches("serve").is_some_and(|serve| {
                     matches!(serve.value_source("plugins"), Some(ValueSource::CommandLine | ValueSource::EnvVariable))
@@ -275,9 +303,11 @@ fn run(cli: Cli, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
                 };
                 let config = config::Config::load(&file)?;
                 config.apply_auth(settings.http)?;
+                config.apply_shown(&mut shown)?;
                 config.apply(settings);
             }
-            serve(&plugins, watch, &capacity, &http, (&audit, &rate_limits))
+            shown.check(http.address().is_some())?;
+            serve(&plugins, watch, &capacity, &http, (&audit, &rate_limits), &shown)
         }
         Command::Config { action: ConfigAction::Check { file } } => {
             let config = config::Config::load(&file)?;
@@ -379,15 +409,16 @@ fn serve(
     capacity: &CapacityArgs,
     http: &serve::HttpArgs,
     (audit, rate_limits): (&serve::AuditArgs, &serve::RateLimitArgs),
+    shown: &serve::Shown,
 ) -> anyhow::Result<ExitCode> {
     let configure = |builder: HostBuilder| builder.watch(watch).capacity(capacity.capacity());
     let telemetry = telemetry::start(audit.otlp_endpoint.as_deref())?;
     let (audit, limits) = (audit.open()?, rate_limits.limits());
     if let Some(addr) = http.address() {
-        serve::serve_http(http, addr, configure(plugins.builder()), (audit, limits), telemetry.tracing())?;
+        serve::serve_http(http, addr, configure(plugins.builder()), (audit, limits), telemetry.tracing(), shown)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let host = load_with(plugins, configure)?;
+    let host = shown.apply(load_with(plugins, configure)?)?;
     // One client on one pipe: one thread for the protocol and the calls, so that
     // a request is never handed between threads (see BENCHMARKS.md).
     let runtime =
@@ -398,6 +429,12 @@ fn serve(
         .with_tracing(telemetry.tracing());
     runtime.block_on(server.serve_stdio())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--disclose`'s core patterns (empty ones dropped: `--disclose` alone lists none).
+fn core_patterns(core: &[String]) -> anyhow::Result<toolhost::Disclosure> {
+    let core: Vec<&str> = core.iter().map(|pattern| pattern.trim()).filter(|pattern| !pattern.is_empty()).collect();
+    toolhost::Disclosure::new(&core).context("--disclose")
 }
 
 /// The argument text `toolhost call` was given: as it is, or from stdin (`-`), or

@@ -212,6 +212,46 @@ impl RateLimitArgs {
     }
 }
 
+/// Which tools clients are shown: the profile served (`--profile`, stdio), how
+/// (`--disclose`, `[disclosure]`), and the profiles served apart over HTTP.
+#[derive(Clone, Default)]
+pub(crate) struct Shown {
+    pub(crate) disclosure: Option<toolhost::Disclosure>,
+    pub(crate) profiles: std::collections::BTreeMap<String, toolhost::Profile>,
+    /// The one profile served (stdio only).
+    pub(crate) profile: Option<String>,
+}
+
+impl Shown {
+    /// Refuses a profile that is not defined, and `--profile` over HTTP.
+    pub(crate) fn check(&self, http: bool) -> anyhow::Result<()> {
+        let Some(name) = &self.profile else { return Ok(()) };
+        if http {
+            anyhow::bail!("--profile is for stdio: over HTTP every profile is served at /mcp/NAME");
+        }
+        if !self.profiles.contains_key(name) {
+            let defined: Vec<&str> = self.profiles.keys().map(String::as_str).collect();
+            anyhow::bail!(
+                "no profile '{name}': the config file's [profiles] define {}",
+                if defined.is_empty() { "none".to_string() } else { defined.join(", ") }
+            );
+        }
+        Ok(())
+    }
+
+    /// `host`, showing what it should: the profile's tools, as it or `--disclose` says.
+    pub(crate) fn apply(&self, host: toolhost::Host) -> anyhow::Result<toolhost::Host> {
+        let host = match self.profile.as_ref().and_then(|name| self.profiles.get(name)) {
+            Some(profile) => profile.apply(&host)?,
+            None => host,
+        };
+        Ok(match &self.disclosure {
+            Some(disclosure) => host.disclosing(disclosure.clone()),
+            None => host,
+        })
+    }
+}
+
 /// Serves over HTTP at `addr` until SIGTERM or Ctrl-C; the plugins load meanwhile.
 pub(crate) fn serve_http(
     http: &HttpArgs,
@@ -219,8 +259,10 @@ pub(crate) fn serve_http(
     builder: HostBuilder,
     (audit, rate_limits): (Option<Arc<AuditLog>>, Option<Arc<RateLimits>>),
     tracing: bool,
+    shown: &Shown,
 ) -> anyhow::Result<()> {
     let mut options = http.options(addr)?;
+    options.profiles.clone_from(&shown.profiles);
     options.audit = audit;
     options.rate_limits = rate_limits;
     options.tracing = tracing;
@@ -231,13 +273,14 @@ pub(crate) fn serve_http(
         if let Some(addr) = server.metrics_addr()? {
             eprintln!("toolhost: serving metrics at http://{addr}/metrics");
         }
+        let shown = shown.clone();
         let host = async move {
             let loading = tokio::task::spawn_blocking(move || builder.build()).await;
             let host = loading.map_err(|e| toolhost::LoadError::Engine(format!("loading stopped: {e}")))??;
             for warning in &host.load_report().warnings {
                 eprintln!("warning: {warning}");
             }
-            Ok(host)
+            shown.apply(host).map_err(|e| toolhost::LoadError::Engine(e.to_string()))
         };
         server.serve(host, stop_signal()).await?;
         eprintln!("toolhost: stopped");

@@ -66,7 +66,10 @@ mod tool;
 
 pub use error::{LoadError, ToolError};
 pub use extract::{Dialect, ExtractedCall, Extraction};
-pub use host::{CallOutcome, CallRequest, Host, HostBuilder, HostStats, RepairedCall};
+pub use host::{
+    CallOutcome, CallRequest, Definitions, DefinitionsRequest, Disclosure, FINDER_NAME, Host, HostBuilder, HostStats,
+    Profile, RepairedCall,
+};
 pub use invoke::PrewarmState;
 pub use load::{ComponentReport, LoadReport, Provenance};
 pub use resolve::{Registry, Resolved, ToolsetError};

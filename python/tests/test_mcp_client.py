@@ -8,6 +8,7 @@ resumes it and misses nothing."""
 
 import asyncio
 import base64
+import json
 import os
 import re
 import shutil
@@ -33,13 +34,13 @@ CALLS = [
 ]
 
 
-def serving(plugins):
+def serving(plugins, *options):
     """``toolhost serve`` over ``plugins``, as the SDK starts a stdio server."""
     if not TOOLHOST.is_file():
         pytest.fail(f"{TOOLHOST} is missing: build the command first (cargo build)")
     return StdioServerParameters(
         command=str(TOOLHOST),
-        args=["serve", "--plugins", str(plugins)],
+        args=["serve", "--plugins", str(plugins), *options],
         env={"TOOLHOST_CACHE_DIR": str(CACHE), "PATH": os.environ.get("PATH", "")},
     )
 
@@ -102,6 +103,28 @@ def test_a_tools_question_and_request_reach_the_sdks_callbacks_and_their_answers
     assert "action=accept" in elicited.content[0].text and "ada@example.com" in elicited.content[0].text
     assert sampled[0].messages[0].content.text == "2+2?" and sampled[0].max_tokens == 100
     assert sampled_result.content[0].text == '"LLM response: 4"'
+
+
+@pytest.mark.timeout(120)
+def test_an_mcp_sdk_client_finds_and_calls_a_tool_it_was_not_shown():
+    async def run():
+        async with stdio_client(serving(PLUGINS, "--disclose", "evaluate")) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                listed = await session.list_tools()
+                found = await session.call_tool("find_tools", {"query": "count the words and lines of a text", "limit": 3})
+                definitions = json.loads(found.content[0].text)["tools"]
+                called = await session.call_tool("word_count", {"text": "one two three"})
+        return listed, found, definitions, called
+
+    listed, found, definitions, called = asyncio.run(run())
+    assert [tool.name for tool in listed.tools] == ["find_tools", "evaluate"]
+    assert not found.is_error, found
+    assert 1 <= len(definitions) <= 3, definitions
+    word_count = next(tool for tool in definitions if tool["name"] == "word_count")
+    assert "text" in word_count["inputSchema"]["properties"]
+    assert not called.is_error, called
+    assert json.loads(called.content[0].text)["words"] == 3
 
 
 def wait_until_loaded(health):

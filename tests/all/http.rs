@@ -144,10 +144,15 @@ fn hostile_server(options: &[&str]) -> (tempfile::TempDir, Server) {
 
 /// A POST of `body` to `/mcp`, with these extra header lines.
 pub(crate) fn post(port: u16, headers: &str, body: &str) -> Response {
+    post_to(port, "/mcp", headers, body)
+}
+
+/// [`post`] to `path`.
+pub(crate) fn post_to(port: u16, path: &str, headers: &str, body: &str) -> Response {
     raw(
         port,
         &format!(
-            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
              Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n{headers}\r\n{body}",
             body.len()
         ),

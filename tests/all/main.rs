@@ -14,6 +14,7 @@ mod cli;
 mod common;
 mod compilers;
 mod content;
+mod disclosure;
 mod example_tools;
 mod extract;
 mod hostile;

@@ -220,7 +220,7 @@ impl HostBuilder {
         if watch {
             HostCore::start_watching(&core)?;
         }
-        Ok(Host { core, toolset: None })
+        Ok(Host { core, toolset: None, disclosure: None })
     }
 
     /// The cache as configured, or why it cannot be used.

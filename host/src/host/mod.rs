@@ -4,8 +4,10 @@
 //! resolve the name, bind the arguments, invoke the tool, return the outcome.
 
 mod builder;
+mod disclose;
 mod offers;
 mod optimize;
+mod profile;
 mod reload;
 mod request;
 mod servers;
@@ -17,6 +19,8 @@ use arc_swap::ArcSwap;
 use serde_json::Value;
 
 pub use builder::HostBuilder;
+pub use disclose::{Definitions, DefinitionsRequest, Disclosure, FINDER_NAME};
+pub use profile::Profile;
 pub use request::CallRequest;
 
 use crate::error::{LoadError, ToolError};
@@ -57,6 +61,8 @@ pub struct Host {
     core: Arc<HostCore>,
     /// The names a toolset restricts this host to, with the registry last derived.
     toolset: Option<Arc<Toolset>>,
+    /// Which of its tools this host shows a model, when not all (see [`Host::disclosing`]).
+    disclosure: Option<Arc<Disclosure>>,
 }
 
 /// What every clone of a host shares: the runtime, the settings it was built with,
@@ -252,7 +258,7 @@ impl Host {
     pub fn toolset<S: AsRef<str>>(&self, names: &[S]) -> Result<Host, ToolsetError> {
         let snapshot = self.core.current.load();
         let toolset = Toolset::new(&self.registry_in(&snapshot), snapshot.generation, names)?;
-        Ok(Host { core: self.core.clone(), toolset: Some(Arc::new(toolset)) })
+        Ok(Host { toolset: Some(Arc::new(toolset)), ..self.clone() })
     }
 
     /// A host whose active tools are those whose registered names match one of
@@ -270,7 +276,7 @@ impl Host {
     pub fn toolset_matching<S: AsRef<str>>(&self, patterns: &[S]) -> Result<Host, ToolsetError> {
         let snapshot = self.core.current.load();
         let toolset = Toolset::matching(&snapshot.registry, snapshot.generation, self.toolset.clone(), patterns)?;
-        Ok(Host { core: self.core.clone(), toolset: Some(Arc::new(toolset)) })
+        Ok(Host { toolset: Some(Arc::new(toolset)), ..self.clone() })
     }
 
     /// Fails on a tool name pattern [`Host::toolset_matching`] would refuse.
@@ -282,7 +288,7 @@ impl Host {
     /// A host with no active tools (a caller granted none).
     #[cfg(feature = "mcp")]
     pub(crate) fn without_tools(&self) -> Host {
-        Host { core: self.core.clone(), toolset: Some(Arc::new(Toolset::empty())) }
+        Host { toolset: Some(Arc::new(Toolset::empty())), ..self.clone() }
     }
 
     /// `value`, a successful result of the tool registered as `tool`, as MCP's
@@ -291,9 +297,14 @@ impl Host {
         self.registry().spec(tool)?.structured_result(value)
     }
 
-    /// Every active tool's definition in a model provider's format, as a JSON array.
+    /// The definition in a model provider's format of every tool the host shows, as a
+    /// JSON array: every active tool, or a disclosing host's finder and core (see
+    /// [`Host::disclosing`]; [`Host::definitions`] for a budget).
     pub fn tool_definitions(&self, format: ToolFormat) -> Value {
-        Value::Array(self.registry().definitions(format))
+        match self.disclosure {
+            Some(_) => self.definitions(format).get().tools,
+            None => Value::Array(self.registry().definitions(format)),
+        }
     }
 
     /// Whether calls of the active tool registered under exactly `name` may go on as

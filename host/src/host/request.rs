@@ -199,6 +199,9 @@ impl CallRequest<'_, Pending<()>> {
     /// Runs the call on this thread and waits for its outcome.
     pub fn run(self) -> CallOutcome {
         let call = self.call;
+        if let Some(found) = call.finder_call() {
+            return found;
+        }
         let (snapshot, registry, resolved) = match call.begin() {
             Ok(found) => found,
             Err(outcome) => return *outcome,
@@ -225,6 +228,9 @@ impl<C: Future<Output = ()>> CallRequest<'_, C> {
     /// future cancels the call.
     pub async fn run_async(self) -> CallOutcome {
         let CallRequest { call, cancelled } = self;
+        if let Some(found) = call.finder_call() {
+            return found;
+        }
         let (snapshot, registry, resolved) = match call.begin() {
             Ok(found) => found,
             Err(outcome) => return *outcome,
@@ -256,6 +262,17 @@ impl Call<'_> {
             observer: self.observer.as_ref(),
             deadline: self.deadline,
         }
+    }
+
+    /// The outcome of the call when it is a disclosing host's finder's (see
+    /// [`Host::disclosing`]): a search, run here.
+    fn finder_call(&self) -> Option<CallOutcome> {
+        if rejected(self.written).is_some() {
+            return None;
+        }
+        let empty = Value::Object(Map::new());
+        let outcome = self.host.finder_call(self.name, self.arguments.arguments(&empty))?;
+        Some(with_reading(self.written, self.name, outcome))
     }
 
     /// What the call runs on (see [`Host::resolve_call`]), logged; or its outcome

@@ -101,33 +101,37 @@ const MAX_VIEWS: usize = 1_000;
 /// patterns, kept current across reloads), made once per distinct set of patterns.
 pub(crate) struct CallerTools {
     access: Arc<Access>,
-    views: Mutex<HashMap<Vec<String>, Host>>,
+    views: Mutex<HashMap<ViewKey, Host>>,
 }
+
+/// A view's key: the profile viewed (none: all the tools) and the caller's patterns.
+type ViewKey = (Option<String>, Vec<String>);
 
 impl CallerTools {
     pub(crate) fn new(access: Arc<Access>) -> CallerTools {
         CallerTools { access, views: Mutex::new(HashMap::new()) }
     }
 
-    /// `host` as `caller` may see it.
-    pub(crate) fn host_for(&self, host: &Host, caller: &Caller) -> Host {
+    /// `host` (all the tools, or those of `profile`) as `caller` may see it.
+    pub(crate) fn host_for(&self, host: &Host, caller: &Caller, profile: Option<&str>) -> Host {
         let patterns = self.access.patterns(caller);
         if patterns.iter().any(|pattern| pattern == "*") {
             return host.clone();
         }
+        let key = (profile.map(str::to_string), patterns);
         let mut views = lock(&self.views);
-        if let Some(view) = views.get(&patterns) {
+        if let Some(view) = views.get(&key) {
             return view.clone();
         }
         if views.len() >= MAX_VIEWS {
             views.clear();
         }
         // Every pattern was checked when granted.
-        let view = host.toolset_matching(&patterns).unwrap_or_else(|error| {
+        let view = host.toolset_matching(&key.1).unwrap_or_else(|error| {
             tracing::error!("a granted pattern does not read ({error}); the caller gets no tools");
             host.without_tools()
         });
-        views.insert(patterns, view.clone());
+        views.insert(key, view.clone());
         view
     }
 }

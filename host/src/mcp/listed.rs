@@ -1,4 +1,5 @@
-//! The MCP tool list of each active registry, made once: `tools/list` of 10,000
+//! The MCP tool list of each active registry (its tools, or a disclosing host's
+//! finder and core), made once: `tools/list` of 10,000
 //! tools is then a clone of the list, not 10,000 definitions built and converted.
 
 use std::sync::{Arc, Mutex, Weak};
@@ -32,7 +33,7 @@ impl ListedTools {
         if let Some((_, list)) = lists.iter().find(|(made_from, _)| made_from.as_ptr() == Arc::as_ptr(&registry)) {
             return list.clone();
         }
-        let list: Arc<Vec<Tool>> = Arc::new(registry.specs().map(mcp_tool).collect());
+        let list: Arc<Vec<Tool>> = Arc::new(host.shown_tools(&registry).iter().map(mcp_tool).collect());
         if lists.len() >= MAX_LISTS {
             lists.remove(0);
         }
@@ -43,7 +44,7 @@ impl ListedTools {
 
 /// A tool as MCP lists it: the library's own MCP definition (name, title,
 /// description, input and output schemas, annotations), read into rmcp's type.
-fn mcp_tool(spec: &ToolSpec) -> Tool {
+pub(crate) fn mcp_tool(spec: &ToolSpec) -> Tool {
     serde_json::from_value(spec.definition(ToolFormat::Mcp)).unwrap_or_else(|error| {
         tracing::error!("the MCP definition of '{}' does not fit rmcp's Tool: {error}", spec.name);
         Tool::new(spec.model_name(), spec.description.clone(), serde_json::Map::new())

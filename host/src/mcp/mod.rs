@@ -21,6 +21,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -37,13 +38,15 @@ mod listed;
 mod metrics;
 mod notify;
 mod offers;
+mod profiles;
+mod revealed;
 mod rounds;
 mod tasks;
 mod trace;
 mod transport;
 
 use crate::error::ToolError;
-use crate::host::{CallOutcome, Host};
+use crate::host::{CallOutcome, Host, Profile};
 use crate::tool::{Content, ToolFormat};
 use access::CallerTools;
 pub use access::{Access, Caller};
@@ -108,6 +111,10 @@ pub struct McpServer {
     tracing: bool,
     /// The MCP tool list of each registry served, made once (shared by every session).
     listed: Arc<listed::ListedTools>,
+    /// The tools the finder found in this session, listed to it (a disclosing host's).
+    revealed: Arc<revealed::Revealed>,
+    /// The profiles served apart, at `/mcp/NAME` (over HTTP).
+    profiles: Option<Arc<profiles::Profiles>>,
 }
 
 impl McpServer {
@@ -133,6 +140,8 @@ impl McpServer {
             metrics: None,
             tracing: false,
             listed: Arc::default(),
+            revealed: Arc::default(),
+            profiles: None,
         }
     }
 
@@ -199,11 +208,33 @@ impl McpServer {
         McpServer { access: access.map(|access| Arc::new(CallerTools::new(access))), ..self }
     }
 
-    /// The host as `caller` may see it.
-    fn host_for(&self, caller: &Caller) -> Host {
+    /// The same handler, also serving each of `profiles` (a named toolset) apart: over
+    /// HTTP, a request to `/mcp/NAME` sees the tools of the profile `NAME` alone (and
+    /// of those, the ones its caller may use).
+    #[must_use]
+    pub fn with_profiles(self, profiles: BTreeMap<String, Profile>) -> McpServer {
+        let profiles = (!profiles.is_empty()).then(|| Arc::new(profiles::Profiles::new(profiles)));
+        McpServer { profiles, ..self }
+    }
+
+    /// The host as the request's caller may see it, of the profile its path names.
+    fn host_for(&self, context: &RequestContext<RoleServer>) -> Host {
+        self.view(&caller(context), profile(context).as_deref())
+    }
+
+    /// The host as `caller` may see it, of `profile` (all the tools for none).
+    fn view(&self, caller: &Caller, profile: Option<&str>) -> Host {
+        let host = match (profile, &self.profiles) {
+            (None, _) => self.host.clone(),
+            (Some(name), Some(profiles)) => {
+                profiles.host(&self.host, name).unwrap_or_else(|| self.host.without_tools())
+            }
+            // The HTTP guards answer 404 for a profile there is not.
+            (Some(_), None) => self.host.without_tools(),
+        };
         match &self.access {
-            Some(access) => access.host_for(&self.host, caller),
-            None => self.host.clone(),
+            Some(access) => access.host_for(&host, caller, profile),
+            None => host,
         }
     }
 
@@ -214,10 +245,11 @@ impl McpServer {
     }
 
     /// A handler for one more session: the same host and news of reloads, with its
-    /// own log level and subscriptions.
+    /// own log level, subscriptions and found tools.
     pub fn for_session(&self) -> McpServer {
         let subscriptions = offers::Subscriptions::default();
-        McpServer { level: notify::SessionLevel::default(), subscriptions, ..self.clone() }
+        let revealed = Arc::default();
+        McpServer { level: notify::SessionLevel::default(), subscriptions, revealed, ..self.clone() }
     }
 }
 
@@ -380,8 +412,11 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self.listed.of(&self.host_for(&caller(&context)));
-        Ok(ListToolsResult::with_all_items(tools.as_ref().clone()))
+        let host = self.host_for(&context);
+        let listed = self.listed.of(&host);
+        let mut tools = listed.as_ref().clone();
+        tools.extend(self.revealed.tools(&host, &listed));
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -397,10 +432,15 @@ impl ServerHandler for McpServer {
         // rmcp cancels `ct` on the client's `notifications/cancelled` for this request
         // and when the session ends; the call then stops, and rmcp sends no answer.
         let (observer, notices) = notify::observe(context.peer.clone(), progress_token, self.level.clone());
-        let call = self.call(caller(&context), self.trace_parent(&context));
+        let call = self.call(&context);
+        let host = call.host.clone();
         let outcome = call.run(&request.name, arguments, observer, context.ct.cancelled()).await;
         // Every notice before the answer (the observer went with the call).
         let _ = notices.await;
+        if self.revealed.add_found(&host, &outcome) {
+            // The found tools are listed from now on; a client that cannot be told still may call them.
+            let _ = context.peer.notify_tool_list_changed().await;
+        }
         Ok(self.tool_result(outcome).into())
     }
 }
@@ -415,7 +455,7 @@ impl McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let support = self.host_for(&caller(&context)).task_support(&request.name);
+        let support = self.host_for(&context).task_support(&request.name);
         let patience = self.tasks.patience(support, &context)?;
         let running = match &request.request_state {
             Some(state) => self.rounds.resume(state, request.input_responses.as_ref()).ok_or_else(|| {
@@ -445,9 +485,9 @@ impl McpServer {
         let (observer, running, events, cancel) = Rounds::start(reports, context.client_capabilities().as_ref());
         let (server, name) = (self.clone(), request.name.to_string());
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let (caller, parent) = (caller(context), self.trace_parent(context));
+        let (caller, parent, profile) = (caller(context), self.trace_parent(context), profile(context));
         tokio::spawn(async move {
-            let call = server.call(caller, parent);
+            let call = server.call_as(caller, profile.as_deref(), parent);
             let outcome = call.run(&name, arguments, observer, async move { cancel.notified().await }).await;
             let _ = notices.await;
             let _ = events.send(rounds::Event::Done(outcome));
@@ -455,11 +495,16 @@ impl McpServer {
         running
     }
 
-    /// A call by `caller` on this handler's host (the tools it may use), limits,
-    /// audit log and metrics, a span in `parent`'s trace when calls are spans.
-    fn call(&self, caller: Caller, parent: Option<opentelemetry::Context>) -> Call<'_> {
+    /// A call for the request of `context`: see [`McpServer::call_as`].
+    fn call(&self, context: &RequestContext<RoleServer>) -> Call<'_> {
+        self.call_as(caller(context), profile(context).as_deref(), self.trace_parent(context))
+    }
+
+    /// A call by `caller` on this handler's host (the tools it may use of `profile`),
+    /// limits, audit log and metrics, a span in `parent`'s trace when calls are spans.
+    fn call_as(&self, caller: Caller, profile: Option<&str>, parent: Option<opentelemetry::Context>) -> Call<'_> {
         let (audit, limits, metrics) = (self.audit.as_deref(), self.limits.as_deref(), self.metrics.as_deref());
-        Call { host: self.host_for(&caller), audit, limits, metrics, caller, parent }
+        Call { host: self.view(&caller, profile), audit, limits, metrics, caller, parent }
     }
 
     /// The trace a call joins, when calls are spans.
@@ -552,6 +597,16 @@ impl Call<'_> {
             content: Vec::new(),
         })
     }
+}
+
+/// The profile the request's path names (over HTTP, `/mcp/NAME`), if any.
+fn profile(context: &RequestContext<RoleServer>) -> Option<String> {
+    #[cfg(feature = "http")]
+    if let Some(parts) = context.extensions.get::<axum::http::request::Parts>() {
+        return profiles::named_in(parts.uri.path()).map(str::to_string);
+    }
+    let _ = context;
+    None
 }
 
 /// Who sent the request: as the HTTP guards admitted it, else the one client on stdio.

@@ -7,4 +7,4 @@ mod toolset;
 
 pub(crate) use registry::ToolRef;
 pub use registry::{Registry, Resolved, ToolsetError};
-pub(crate) use toolset::Toolset;
+pub(crate) use toolset::{Toolset, glob_set};

@@ -244,6 +244,16 @@ impl Registry {
         self.specs.values().map(|(spec, _)| spec)
     }
 
+    /// How many tools it holds.
+    pub fn len(&self) -> usize {
+        self.specs.len()
+    }
+
+    /// Whether it holds no tool.
+    pub fn is_empty(&self) -> bool {
+        self.specs.is_empty()
+    }
+
     /// The spec registered under exactly `name`.
     pub fn spec(&self, name: &str) -> Option<&ToolSpec> {
         self.specs.get(name).map(|(spec, _)| spec)

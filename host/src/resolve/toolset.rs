@@ -57,12 +57,7 @@ impl Toolset {
         within: Option<Arc<Toolset>>,
         patterns: &[S],
     ) -> Result<Toolset, ToolsetError> {
-        let mut globs = GlobSetBuilder::new();
-        for pattern in patterns {
-            globs.add(glob(pattern.as_ref())?);
-        }
-        let globs = globs.build().map_err(|error| bad_pattern(&patterns_text(patterns), &error))?;
-        let selection = Selection::Patterns(globs);
+        let selection = Selection::Patterns(glob_set(patterns)?);
         let toolset = Toolset { selection, within, derived: Mutex::new((u64::MAX, Arc::default())) };
         toolset.registry(full, generation);
         Ok(toolset)
@@ -84,6 +79,15 @@ impl Toolset {
         }
         derived.1.clone()
     }
+}
+
+/// Tool name patterns as one matcher (see [`Toolset::matching`]).
+pub(crate) fn glob_set<S: AsRef<str>>(patterns: &[S]) -> Result<GlobSet, ToolsetError> {
+    let mut globs = GlobSetBuilder::new();
+    for pattern in patterns {
+        globs.add(glob(pattern.as_ref())?);
+    }
+    globs.build().map_err(|error| bad_pattern(&patterns_text(patterns), &error))
 }
 
 /// A tool name pattern: tool names have no paths, so `*` matches every character,

@@ -36,6 +36,8 @@ pub(super) struct Guards {
     keep_alive: AtomicBool,
     /// Requests each caller may send a minute.
     rate_limits: Option<std::sync::Arc<crate::mcp::RateLimits>>,
+    /// The profiles served, each at `/mcp/NAME`.
+    profiles: Vec<String>,
 }
 
 impl Guards {
@@ -53,7 +55,22 @@ impl Guards {
             io_timeout: options.io_timeout,
             keep_alive: AtomicBool::new(true),
             rate_limits: options.rate_limits.clone(),
+            profiles: options.profiles.keys().cloned().collect(),
         }
+    }
+
+    /// The 404 for a path below `/mcp` that names no profile served.
+    fn unknown_profile(&self, path: &str) -> Option<Response> {
+        let name = crate::mcp::profiles::named_in(path)?;
+        if self.profiles.iter().any(|profile| profile == name) {
+            return None;
+        }
+        let served: Vec<String> = self.profiles.iter().map(|profile| format!("/mcp/{profile}")).collect();
+        let why = match served.is_empty() {
+            true => "no profile is served here: the tools are at /mcp".to_string(),
+            false => format!("no such profile: the tools are at /mcp, and the profiles at {}", served.join(", ")),
+        };
+        Some(refusal(StatusCode::NOT_FOUND, &why, None))
     }
 
     /// Who sent the request (`anonymous` where no token is needed), or the refusal.
@@ -149,6 +166,9 @@ async fn guarded(guards: &Guards, mut request: Request, next: Next) -> Response 
     if let Some(wait) = guards.rate_limits.as_ref().and_then(|limits| limits.take_request(&caller).err()) {
         let seconds = u32::try_from(wait.as_secs() + 1).unwrap_or(u32::MAX);
         return refusal(StatusCode::TOO_MANY_REQUESTS, "too many requests: retry after the time given", Some(seconds));
+    }
+    if let Some(unknown) = guards.unknown_profile(request.uri().path()) {
+        return unknown;
     }
     request.extensions_mut().insert(caller);
     if guards.ready.get().is_none() {

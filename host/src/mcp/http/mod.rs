@@ -118,6 +118,9 @@ pub struct HttpOptions {
     pub metrics_addr: Option<SocketAddr>,
     /// Make each call an OpenTelemetry span (see [`McpServer::with_tracing`]).
     pub tracing: bool,
+    /// Named toolsets each served at `/mcp/NAME` (see [`McpServer::with_profiles`]);
+    /// none by default. `/mcp` serves every tool.
+    pub profiles: BTreeMap<String, crate::Profile>,
 }
 
 impl HttpOptions {
@@ -148,6 +151,7 @@ impl HttpOptions {
             rate_limits: None,
             metrics_addr: None,
             tracing: false,
+            profiles: BTreeMap::new(),
         }
     }
 }
@@ -171,6 +175,11 @@ impl HttpOptions {
     /// address other than loopback open to anyone (unless `allow_unauthenticated`),
     /// OAuth settings a token could pass, with an https issuer (http only on loopback).
     pub fn check(&self) -> Result<(), ServeError> {
+        if let Some(name) = self.profiles.keys().find(|name| !crate::Profile::valid_name(name)) {
+            return Err(ServeError(format!(
+                "the profile name '{name}' cannot be a path (/mcp/NAME): use 1 to 64 letters, digits, '_' and '-'"
+            )));
+        }
         check_access(self)
     }
 }
@@ -342,12 +351,13 @@ fn router(
         {
             let ready = ready.clone();
             let handler = OnceLock::new();
-            let (tasks_after, audit, limits, access, tracing) = (
+            let (tasks_after, audit, limits, access, tracing, profiles) = (
                 options.tasks_after,
                 options.audit.clone(),
                 options.rate_limits.clone(),
                 options.access.clone(),
                 options.tracing,
+                options.profiles.clone(),
             );
             move || {
                 let host = ready.get().ok_or_else(|| std::io::Error::other("the plugins are still loading"))?;
@@ -359,6 +369,7 @@ fn router(
                         .with_access(access.clone())
                         .with_metrics(metrics.clone())
                         .with_tracing(tracing)
+                        .with_profiles(profiles.clone())
                 });
                 Ok(server.for_session())
             }

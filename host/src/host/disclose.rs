@@ -1,0 +1,338 @@
+//! Showing a model fewer tools than the host holds: [`Host::definitions`] within a
+//! budget (a number of tools, a size) saying what it left out, and progressive
+//! disclosure ([`Host::disclosing`]): a core of the tools plus one more, the finder,
+//! which searches the rest by what they do and returns their definitions. Every
+//! active tool stays callable, shown or not.
+
+use std::sync::Arc;
+
+use globset::GlobSet;
+use serde_json::{Value, json};
+
+use super::Host;
+use crate::bind::{Arguments, SchemaBinder};
+use crate::error::ToolError;
+use crate::resolve::{Registry, Resolved, ToolsetError, glob_set};
+use crate::tool::{Repair, ServerTool, ToolAnnotations, ToolFormat, ToolSpec};
+
+/// The finder's name unless [`Disclosure::finder_name`] gives another.
+pub const FINDER_NAME: &str = "find_tools";
+
+/// The most tools one search of the finder returns, and how many unless asked.
+const MOST_FOUND: usize = 20;
+const FOUND_UNLESS_ASKED: usize = 5;
+
+/// What a disclosing host shows a model: the tools whose registered names match the
+/// core patterns, and the finder. See [`Host::disclosing`].
+///
+/// ```
+/// use toolhost::{Disclosure, ToolFormat};
+///
+/// let disclosure = Disclosure::new(&["evaluate", "files.*"])?.format(ToolFormat::OpenAiChat);
+/// assert_eq!(disclosure.finder(), "find_tools");
+/// # Ok::<(), toolhost::ToolsetError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Disclosure {
+    core: Vec<String>,
+    matcher: GlobSet,
+    finder: String,
+    format: ToolFormat,
+}
+
+impl Disclosure {
+    /// Shows the tools whose registered names match one of `core` (`*` for any run of
+    /// characters, `?` for one; none at all: the finder alone). A pattern that does not
+    /// read is an error naming it; one that matches nothing is not.
+    pub fn new<S: AsRef<str>>(core: &[S]) -> Result<Disclosure, ToolsetError> {
+        Ok(Disclosure {
+            core: core.iter().map(|pattern| pattern.as_ref().to_string()).collect(),
+            matcher: glob_set(core)?,
+            finder: FINDER_NAME.to_string(),
+            format: ToolFormat::Mcp,
+        })
+    }
+
+    /// The finder under another name (when a tool of the host is called
+    /// `find_tools`: the finder would hide it).
+    #[must_use]
+    pub fn finder_name(self, name: &str) -> Disclosure {
+        Disclosure { finder: name.to_string(), ..self }
+    }
+
+    /// The format of the definitions the finder returns (MCP's unless set): the one
+    /// the model was given its other tools in.
+    #[must_use]
+    pub fn format(self, format: ToolFormat) -> Disclosure {
+        Disclosure { format, ..self }
+    }
+
+    /// The finder's name.
+    pub fn finder(&self) -> &str {
+        &self.finder
+    }
+
+    /// The core patterns, as given.
+    pub fn core(&self) -> &[String] {
+        &self.core
+    }
+
+    /// Whether the tool registered as `name` is in the core.
+    fn shows(&self, name: &str) -> bool {
+        self.matcher.is_match(name)
+    }
+
+    /// The finder as a tool, for `registry` (its description counts the tools it finds).
+    pub(crate) fn finder_spec(&self, registry: &Registry) -> ToolSpec {
+        let hidden = registry.specs().filter(|spec| !self.shows(&spec.name)).count();
+        let mut spec = ToolSpec::for_server_tool("toolhost", ServerTool::new(&self.finder, finder_schema(), None));
+        spec.title = "Find tools".into();
+        spec.description = format!(
+            "Finds the tools for a task among the {hidden} tools not listed here, by what they do. Describe \
+             the task in a few words ('convert miles to kilometres'); each tool that fits comes back with its \
+             full definition. Then call the one you need by its name, as if it were listed."
+        );
+        spec.annotations = ToolAnnotations { read_only: true, destructive: false, idempotent: true, open_world: false };
+        spec
+    }
+
+    /// The tools shown of `registry`, the finder first, then the core by name.
+    pub(crate) fn shown(&self, registry: &Registry) -> Vec<ToolSpec> {
+        let core = registry.specs().filter(|spec| self.shows(&spec.name)).cloned();
+        std::iter::once(self.finder_spec(registry)).chain(core).collect()
+    }
+
+    /// Whether a call of `name` on `registry` is the finder's: its name or a
+    /// repairable drift of it, unless a tool is registered under exactly `name`.
+    fn resolve(&self, registry: &Registry, name: &str) -> Option<Resolved> {
+        if registry.spec(name).is_some() {
+            return None;
+        }
+        Registry::from_specs([self.finder_spec(&Registry::default())]).resolve(name).ok()
+    }
+
+    /// The finder's answer to `arguments` over `registry`: each tool that fits the
+    /// query, best first, as its definition in this disclosure's format.
+    fn find(&self, registry: &Registry, arguments: &Value) -> Value {
+        let query = arguments["query"].as_str().unwrap_or_default();
+        let most = arguments["limit"].as_u64().map_or(FOUND_UNLESS_ASKED, |limit| (limit as usize).min(MOST_FOUND));
+        let found: Vec<Value> = registry
+            .search(query, most)
+            .iter()
+            .filter_map(|found| registry.spec(&found.name))
+            .map(|spec| definition(registry, spec, self.format))
+            .collect();
+        if found.is_empty() {
+            let note = format!("No tool fits '{query}'. Describe the task in other words, or more plainly.");
+            return json!({"tools": [], "note": note});
+        }
+        json!({"tools": found})
+    }
+}
+
+/// The finder's parameters.
+fn finder_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "The task, in words, or the name of the tool you are looking for."},
+            "limit": {
+                "type": "integer", "minimum": 1, "maximum": MOST_FOUND,
+                "description": format!("The most tools to return ({FOUND_UNLESS_ASKED} unless given).")
+            }
+        },
+        "required": ["query"],
+        "additionalProperties": false
+    })
+}
+
+/// `spec`'s definition in `format`, named as `registry` shows it.
+fn definition(registry: &Registry, spec: &ToolSpec, format: ToolFormat) -> Value {
+    match (format, registry.provider_name(&spec.name)) {
+        (ToolFormat::Mcp, _) | (_, None) => spec.definition(format),
+        (_, Some(shown)) => spec.definition_named(format, shown),
+    }
+}
+
+impl Host {
+    /// A host that shows a model `disclosure`'s core and its finder (in
+    /// [`Host::tool_definitions`], [`Host::definitions`] and MCP's `tools/list`)
+    /// while every active tool stays callable: the model finds the others through
+    /// the finder and calls them by name on its next turn. A call of the finder's
+    /// name runs the finder; a tool registered under exactly that name is hidden
+    /// by it (give the finder another name). It shares this host's components; a
+    /// toolset of it keeps the disclosure, and the finder searches that toolset only.
+    ///
+    /// ```no_run
+    /// # let host = toolhost::Host::builder().plugin_dir("target/plugins").build()?;
+    /// use serde_json::json;
+    ///
+    /// let shown = host.disclosing(toolhost::Disclosure::new(&["evaluate"])?);
+    /// let found = shown.call("find_tools", &json!({"query": "convert miles to kilometres"}))?;
+    /// println!("{}", found["tools"][0]["name"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn disclosing(&self, disclosure: Disclosure) -> Host {
+        Host { disclosure: Some(Arc::new(disclosure)), ..self.clone() }
+    }
+
+    /// The disclosure this host shows its tools by, if any.
+    pub fn disclosure(&self) -> Option<&Disclosure> {
+        self.disclosure.as_deref()
+    }
+
+    /// The tools a model is shown, in order: every active tool, or a disclosing
+    /// host's finder and core.
+    pub(crate) fn shown_tools(&self, registry: &Registry) -> Vec<ToolSpec> {
+        match &self.disclosure {
+            Some(disclosure) => disclosure.shown(registry),
+            None => registry.specs().cloned().collect(),
+        }
+    }
+
+    /// The definitions to give a model in `format`, within a budget: see
+    /// [`DefinitionsRequest`]. [`Host::tool_definitions`] is all of them.
+    pub fn definitions(&self, format: ToolFormat) -> DefinitionsRequest<'_> {
+        DefinitionsRequest { host: self, format, most: None, max_bytes: None, task: None }
+    }
+
+    /// The outcome of a call of `name` if it is the finder's (on a disclosing host).
+    pub(crate) fn finder_call(&self, name: &str, arguments: Arguments<'_>) -> Option<super::CallOutcome> {
+        let disclosure = self.disclosure.as_deref()?;
+        let registry = self.registry();
+        let resolved = disclosure.resolve(&registry, name)?;
+        let mut repairs = Vec::new();
+        let binder = SchemaBinder::new(finder_schema());
+        let bound = match arguments {
+            Arguments::Json(value) => binder.bind_into(&resolved.name, value, &mut repairs),
+            Arguments::Text(text) => binder.bind_text_into(&resolved.name, text, &mut repairs),
+        };
+        let result = bound.map(|arguments| disclosure.find(&registry, &arguments));
+        Some(finder_outcome(resolved, repairs, result))
+    }
+}
+
+/// The outcome of a finder's call, its name's repair first.
+fn finder_outcome(
+    resolved: Resolved,
+    mut repairs: Vec<Repair>,
+    result: Result<Value, ToolError>,
+) -> super::CallOutcome {
+    if let Some(from) = &resolved.repaired_from {
+        repairs.insert(0, Repair::ToolName { from: from.clone(), to: resolved.name.clone() });
+    }
+    super::CallOutcome {
+        tool: Some(resolved.name),
+        repaired_from: resolved.repaired_from,
+        repairs,
+        result,
+        content: Vec::new(),
+    }
+}
+
+/// Which of a host's definitions to give a model: those it shows (every active
+/// tool, or a disclosing host's finder and core), the ones fitting a task first if
+/// one is given, as many as fit the budget. [`DefinitionsRequest::get`] says what
+/// was left out.
+///
+/// ```no_run
+/// # let host = toolhost::Host::builder().plugin_dir("target/plugins").build()?;
+/// use toolhost::ToolFormat;
+///
+/// // OpenAI's API takes at most 128 tools.
+/// let definitions = host.definitions(ToolFormat::OpenAiChat).most(128).for_task("plan a trip").get();
+/// if !definitions.left_out.is_empty() {
+///     println!("{} tools left out", definitions.left_out.len());
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use = "a request does nothing until `get` is called"]
+pub struct DefinitionsRequest<'a> {
+    host: &'a Host,
+    format: ToolFormat,
+    most: Option<usize>,
+    max_bytes: Option<usize>,
+    task: Option<&'a str>,
+}
+
+/// Definitions for a model, and the tools they leave out.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Definitions {
+    /// The definitions, as a JSON array, in the order to give them.
+    pub tools: Value,
+    /// The registered names of the active tools not among them, sorted: those the
+    /// budget left out, and a disclosing host's tools behind its finder.
+    pub left_out: Vec<String>,
+}
+
+impl<'a> DefinitionsRequest<'a> {
+    /// At most `tools` definitions (OpenAI's API refuses more than 128).
+    pub fn most(self, tools: usize) -> Self {
+        DefinitionsRequest { most: Some(tools), ..self }
+    }
+
+    /// At most `bytes` of JSON for the whole array, as compact JSON.
+    pub fn max_bytes(self, bytes: usize) -> Self {
+        DefinitionsRequest { max_bytes: Some(bytes), ..self }
+    }
+
+    /// The tools that fit `task` (a [`Host::search_tools`] query) first, the rest
+    /// after them; a disclosing host's finder stays first.
+    pub fn for_task(self, task: &'a str) -> Self {
+        DefinitionsRequest { task: Some(task), ..self }
+    }
+
+    /// The definitions that fit the budget, taken in order; one too large is left
+    /// out and the next tried.
+    pub fn get(self) -> Definitions {
+        let registry = self.host.registry();
+        let mut shown = self.host.shown_tools(&registry);
+        if let Some(task) = self.task {
+            let finder = usize::from(self.host.disclosure.is_some());
+            rank_for(&registry, task, &mut shown[finder..]);
+        }
+        // The opening bracket; each definition then costs its text and a comma or the closing bracket.
+        let bytes = self.max_bytes.map_or(usize::MAX, |bytes| bytes.saturating_sub(1));
+        let mut budget = Budget { tools: self.most.unwrap_or(usize::MAX), bytes };
+        let mut tools = Vec::new();
+        let mut given = std::collections::HashSet::new();
+        for spec in &shown {
+            let definition = definition(&registry, spec, self.format);
+            if budget.take(&definition) {
+                given.insert(spec.name.as_str());
+                tools.push(definition);
+            }
+        }
+        let left_out = registry.specs().map(|spec| spec.name.as_str()).filter(|name| !given.contains(name));
+        Definitions { tools: Value::Array(tools), left_out: left_out.map(str::to_string).collect() }
+    }
+}
+
+/// What is left of a budget of definitions.
+struct Budget {
+    tools: usize,
+    /// Bytes left for the array's definitions, each with the comma or bracket after it.
+    bytes: usize,
+}
+
+impl Budget {
+    /// Takes `definition` from the budget if it fits.
+    fn take(&mut self, definition: &Value) -> bool {
+        let size = serde_json::to_string(definition).map_or(usize::MAX, |text| text.len() + 1);
+        if self.tools == 0 || size > self.bytes {
+            return false;
+        }
+        self.tools -= 1;
+        self.bytes -= size;
+        true
+    }
+}
+
+/// `specs` reordered: those fitting `task` first, best first, the others after them
+/// in the order they had.
+fn rank_for(registry: &Registry, task: &str, specs: &mut [ToolSpec]) {
+    let ranks: std::collections::HashMap<String, usize> =
+        registry.search(task, registry.len()).into_iter().enumerate().map(|(rank, found)| (found.name, rank)).collect();
+    specs.sort_by_key(|spec| ranks.get(&spec.name).copied().unwrap_or(usize::MAX));
+}
