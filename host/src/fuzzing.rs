@@ -16,7 +16,7 @@ pub fn manifest(bytes: &[u8]) -> Result<Vec<String>, String> {
     let limits = manifest.limits(Limits::default());
     let grants = manifest.grants(Path::new("/plugins"));
     let mut specs = sample_tools();
-    let warnings = manifest.apply_to("fuzz", &mut specs);
+    let warnings = manifest.apply_to("fuzz", &mut specs).map_err(|error| error.to_string())?;
     let _ = (limits, grants);
     Ok(warnings)
 }

@@ -87,7 +87,7 @@ pub type HostPattern = HttpHostPattern;
 #[deprecated(since = "0.2.0", note = "renamed `HttpHostPatternError`")]
 pub type HostPatternError = HttpHostPatternError;
 pub use tool::{
-    Case, Content, EmbeddedResource, ExpectedParameters, Field, Media, ParamSpec, Repair, ResourceContents,
-    ResourceLink, ServerTool, TaskSupport, ToolAnnotations, ToolCall, ToolFormat, ToolOrigin, ToolSpec, UnknownFormat,
-    WitFunction, WitType,
+    Case, Content, EmbeddedResource, ExpectedParameters, Field, Media, ParamShaping, ParamSpec, Repair,
+    ResourceContents, ResourceLink, ServerTool, TaskSupport, ToolAnnotations, ToolCall, ToolFormat, ToolOrigin,
+    ToolSpec, UnknownFormat, WitFunction, WitType,
 };

@@ -40,6 +40,7 @@ mod rig;
 mod sandbox;
 mod search;
 mod self_repair;
+mod shaping;
 mod spans;
 mod tasks;
 mod test_guests;

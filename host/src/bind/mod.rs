@@ -48,7 +48,8 @@ pub fn check_arguments(spec: &ToolSpec, arguments: &Value) -> Result<(), ToolErr
     match &spec.origin {
         ToolOrigin::Component(function) => bind_arguments(spec, function, arguments, &mut Vec::new()).map(drop),
         ToolOrigin::McpServer(tool) => {
-            SchemaBinder::new(tool.input_schema.clone()).bind_into(&spec.name, arguments, &mut Vec::new()).map(drop)
+            let binder = SchemaBinder::new(tool.input_schema.clone());
+            bind_for_server(&binder, spec, &spec.name, Arguments::Json(arguments), &mut Vec::new()).map(drop)
         }
     }
 }
@@ -61,7 +62,8 @@ pub(crate) fn check_text(spec: &ToolSpec, text: &str, repairs: &mut Vec<Repair>)
     match &spec.origin {
         ToolOrigin::Component(function) => drop(bind_arguments(spec, function, &arguments, repairs)?),
         ToolOrigin::McpServer(tool) => {
-            drop(SchemaBinder::new(tool.input_schema.clone()).bind_into(&spec.name, &arguments, repairs)?);
+            let binder = SchemaBinder::new(tool.input_schema.clone());
+            drop(bind_for_server(&binder, spec, &spec.name, Arguments::Json(&arguments), repairs)?);
         }
     }
     Ok(arguments)
@@ -113,8 +115,51 @@ fn bind_arguments(
     repairs: &mut Vec<Repair>,
 ) -> Result<Vec<Val>, ToolError> {
     let params = &function.params;
-    let given = assign_to_params(spec, params, arguments_object(spec, arguments)?, repairs)?;
+    let shaped = shaped(spec, arguments)?;
+    let given = assign_to_params(spec, params, arguments_object(spec, &shaped)?, repairs)?;
     params.iter().zip(given).map(|(param, value)| bind_param(spec, param, value, repairs)).collect()
+}
+
+/// Binds arguments, JSON or text, for an MCP server's tool `spec` (called `tool`)
+/// with `binder`, its input schema compiled: the operator's defaults and fixed
+/// values filled in first, and an error naming the parameters the model is shown.
+pub(crate) fn bind_for_server(
+    binder: &SchemaBinder,
+    spec: &ToolSpec,
+    tool: &str,
+    arguments: Arguments<'_>,
+    repairs: &mut Vec<Repair>,
+) -> Result<Value, ToolError> {
+    if spec.shaping.is_empty() {
+        return match arguments {
+            Arguments::Json(value) => binder.bind_into(tool, value, repairs),
+            Arguments::Text(text) => binder.bind_text_into(tool, text, repairs),
+        };
+    }
+    let read;
+    let value = match arguments {
+        Arguments::Json(value) => value,
+        Arguments::Text(text) => {
+            read = read_arguments(tool, text, repairs).map_err(|problem| invalid_arguments(spec, problem))?;
+            &read
+        }
+    };
+    binder.bind_into(tool, shaped(spec, value)?.as_ref(), repairs).map_err(|error| match error {
+        ToolError::InvalidArguments { tool, problem, .. } => {
+            ToolError::InvalidArguments { tool, problem, expected_parameters: Some(spec.expected_parameters()) }
+        }
+        other => other,
+    })
+}
+
+/// The arguments with the operator's defaults and fixed values filled in (see
+/// [`crate::ParamShaping`]); a fixed parameter the model sent is an error.
+fn shaped<'a>(spec: &ToolSpec, arguments: &'a Value) -> Result<std::borrow::Cow<'a, Value>, ToolError> {
+    if spec.shaping.is_empty() {
+        return Ok(std::borrow::Cow::Borrowed(arguments));
+    }
+    let filled = spec.shaping.fill(&spec.name, arguments).map_err(|problem| invalid_arguments(spec, problem))?;
+    Ok(std::borrow::Cow::Owned(filled))
 }
 
 /// The arguments as an object; `null` counts as no arguments.

@@ -67,7 +67,7 @@ mod imp {
     use serde_json::Value;
 
     use super::ServedServer;
-    use crate::bind::Arguments;
+    use crate::bind::{Arguments, bind_for_server};
     use crate::error::ToolError;
     use crate::load::Version;
     use crate::remote::{RemoteRuntime, RemoteServer, RemoteTool, ServerConfig};
@@ -191,10 +191,7 @@ mod imp {
             let server = served.inner.server.name().to_string();
             return Err(ToolError::ServerFailed { tool: tool.to_string(), server, reason, retry: false });
         };
-        let arguments = match arguments {
-            Arguments::Json(value) => remote.binder.bind_into(tool, value, repairs)?,
-            Arguments::Text(text) => remote.binder.bind_text_into(tool, text, repairs)?,
-        };
+        let arguments = bind_for_server(&remote.binder, &remote.spec, tool, arguments, repairs)?;
         let server = &served.inner.server;
         // The file's `timeout_ms` over the host's time limit; a caller's deadline may shorten it.
         let limits = Limits { time: server.time_limit(served.inner.limits.time), ..served.inner.limits };

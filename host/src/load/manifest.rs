@@ -20,6 +20,7 @@
 //! allow = ["api.example.com", "*.example.org", "127.0.0.1:8080"]
 //!
 //! hide = ["init"]       # exports that are toolchain plumbing, not tools
+//! exclude = ["debug_*"] # tools not served, by pattern (or include = [...]: only these)
 //!
 //! [tools.greet]         # a tool's description, for toolchains that drop WIT docs
 //! title = "Greeter"     # a human-readable name (else made from the tool's name)
@@ -30,6 +31,10 @@
 //! task = "optional"     # over MCP, to a client that takes tasks: "optional" (a long
 //!                       # call becomes a task), "required" (every call), "forbidden"
 //! ```
+//!
+//! `[tools.NAME]` also shapes the tool as a model sees it (`shaping.rs`: `name`,
+//! `append_description`, `defaults`, `fixed`), with the same keys as an MCP server's
+//! file. A table or a parameter key naming nothing is an error with its line.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -38,10 +43,11 @@ use serde::Deserialize;
 
 use super::MAX_MANIFEST_BYTES;
 use super::introspect::FoundTool;
+use super::shaping::{Choice, Lines, ToolTable, check_unique_names, unmatched_table};
 use crate::sandbox::{DirGrant, Grants, HttpHostPattern, Limits};
 use crate::sys::{ReadError, read_regular_file};
+use crate::tool::ToolSpec;
 use crate::tool::names::{NameMatch, match_name, python_list};
-use crate::tool::{TaskSupport, ToolOrigin, ToolSpec};
 
 /// A component's manifest, as written.
 #[derive(Debug, Default, Deserialize, PartialEq)]
@@ -62,62 +68,26 @@ pub(crate) struct Manifest {
     /// Exported functions or interfaces that are not tools (toolchain plumbing).
     #[serde(default)]
     pub(crate) hide: Vec<String>,
-    /// Descriptions by tool name (snake_case or WIT spelling); they win over WIT docs.
+    /// Only the tools whose names match one of these patterns are served (all when empty).
     #[serde(default)]
-    pub(crate) tools: std::collections::BTreeMap<String, ToolDocs>,
+    pub(crate) include: Vec<String>,
+    /// Tools whose names match one of these patterns are not served.
+    #[serde(default)]
+    pub(crate) exclude: Vec<String>,
+    /// Descriptions and shaping by tool name (snake_case or WIT spelling); they win
+    /// over WIT docs.
+    #[serde(default)]
+    pub(crate) tools: std::collections::BTreeMap<String, ToolTable>,
+    /// The file, and where it writes each key (for errors).
+    #[serde(skip)]
+    pub(crate) written: Written,
 }
 
-/// A tool's description in a manifest.
-#[derive(Debug, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ToolDocs {
-    /// A human-readable name, instead of one made from the tool's name.
-    pub(crate) title: Option<String>,
-    /// What the tool does.
-    pub(crate) description: Option<String>,
-    /// That calling it twice with the same arguments changes nothing more (a claim
-    /// that can only narrow its grants' hints).
-    pub(crate) idempotent: Option<bool>,
-    /// That what it changes is never destroyed (`false`; only narrows).
-    pub(crate) destructive: Option<bool>,
-    /// Whether its calls may go on as tasks over MCP.
-    pub(crate) task: Option<TaskSupport>,
-    /// What each parameter means, by name.
-    #[serde(default)]
-    pub(crate) params: std::collections::BTreeMap<String, String>,
-}
-
-impl ToolDocs {
-    /// Puts these descriptions on `spec` (the tool `[tools.KEY]` named); a parameter
-    /// note that names no parameter, or several, is a warning.
-    fn apply(&self, component: &str, key: &str, spec: &mut ToolSpec, warnings: &mut Vec<String>) {
-        if let Some(description) = &self.description {
-            spec.description = description.clone();
-        }
-        if let Some(title) = &self.title {
-            spec.title = title.clone();
-        }
-        // Claims: the host narrows the grants' hints with them (see `ToolAnnotations`).
-        spec.annotations.idempotent = self.idempotent.unwrap_or(spec.annotations.idempotent);
-        spec.annotations.destructive = self.destructive.unwrap_or(spec.annotations.destructive);
-        spec.tasks = self.task.unwrap_or(spec.tasks);
-        // A manifest describes a component's functions: every spec it is applied to has one.
-        let ToolOrigin::Component(function) = &mut spec.origin else { return };
-        let names: Vec<&str> = function.params.iter().map(|p| p.name.as_str()).collect();
-        let mut notes = Vec::new();
-        for (param, text) in &self.params {
-            match match_name(names.iter().copied(), param) {
-                NameMatch::One(i) => notes.push((i, text.clone())),
-                unmatched => {
-                    let entry = format!("[tools.{key}] note for parameter '{param}'");
-                    warnings.push(unmatched_entry(component, &entry, &names, unmatched));
-                }
-            }
-        }
-        for (i, text) in notes {
-            function.params[i].description = Some(text);
-        }
-    }
+/// Where a manifest came from, and the lines of its keys.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Written {
+    path: PathBuf,
+    lines: Lines,
 }
 
 /// What a manifest is applied to: anything that holds a tool's spec.
@@ -251,7 +221,10 @@ impl Manifest {
     pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Manifest, ManifestError> {
         let invalid = |message: String| ManifestError::Invalid { path: path.to_path_buf(), message };
         let text = std::str::from_utf8(bytes).map_err(|_| invalid("it is not UTF-8 text".into()))?;
-        toml::from_str(text).map_err(|error| invalid(error.message().to_string()))
+        let mut manifest: Manifest = toml::from_str(text).map_err(|error| invalid(error.message().to_string()))?;
+        Choice::new(&manifest.include, &manifest.exclude).map_err(invalid)?;
+        manifest.written = Written { path: path.to_path_buf(), lines: Lines::of(text) };
+        Ok(manifest)
     }
 
     /// Applies the manifest's limits over `base`.
@@ -265,25 +238,34 @@ impl Manifest {
         }
     }
 
-    /// Applies `hide` and the `tools` descriptions to the tools of `component`; each
-    /// entry must name exactly one of them (see `tool::names::match_name`), and one
-    /// that does not is a warning, not a guess.
-    pub(crate) fn apply_to<T: HasSpec>(&self, component: &str, tools: &mut Vec<T>) -> Vec<String> {
+    /// Applies `hide`, `include`, `exclude` and the `tools` tables to the tools of
+    /// `component`: the warnings (a `hide` entry naming no export, or several). A
+    /// table must name exactly one tool (see `tool::names::match_name`), and every
+    /// key of it one of its parameters: else the component is not loaded, and the
+    /// error names the line, rather than the tool served unlike the file says.
+    pub(crate) fn apply_to<T: HasSpec>(
+        &self,
+        component: &str,
+        tools: &mut Vec<T>,
+    ) -> Result<Vec<String>, ManifestError> {
+        let invalid = |message: String| ManifestError::Invalid { path: self.written.path.clone(), message };
         let mut warnings = Vec::new();
         let hidden = self.hidden(component, &tools.iter().map(HasSpec::spec).collect::<Vec<_>>(), &mut warnings);
+        let choice = Choice::new(&self.include, &self.exclude).map_err(invalid)?;
         let mut index = 0;
-        tools.retain(|_| {
+        tools.retain(|tool| {
             index += 1;
-            !hidden[index - 1]
+            !hidden[index - 1] && choice.serves(&tool.spec().name)
         });
-        for (key, docs) in &self.tools {
+        for (key, table) in &self.tools {
             let names: Vec<&str> = tools.iter().map(|t| wit_name(t.spec())).collect();
             match match_name(names.iter().copied(), key) {
-                NameMatch::One(i) => docs.apply(component, key, tools[i].spec_mut(), &mut warnings),
-                unmatched => warnings.push(unmatched_entry(component, &format!("[tools.{key}]"), &names, unmatched)),
+                NameMatch::One(i) => table.apply(key, tools[i].spec_mut(), &self.written.lines).map_err(invalid)?,
+                unmatched => return Err(invalid(unmatched_table(key, &names, &unmatched, &self.written.lines))),
             }
         }
-        warnings
+        check_unique_names(&tools.iter().map(HasSpec::spec).collect::<Vec<_>>()).map_err(invalid)?;
+        Ok(warnings)
     }
 
     /// Which of `specs` the `hide` list names, by function or by exported interface.
@@ -329,6 +311,7 @@ impl Manifest {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tool::TaskSupport;
 
     #[test]
     fn a_full_manifest_parses_and_applies() {
@@ -390,19 +373,17 @@ mod tests {
         )
         .expect("valid");
         let mut weather = spec("get-weather", None, &["city", "ab_c", "a_bc"]);
-        let mut warnings = Vec::new();
-        manifest.tools["Get_Weather"].apply("weather", "Get_Weather", &mut weather, &mut warnings);
+        manifest.tools["Get_Weather"].apply("Get_Weather", &mut weather, &Lines::default()).expect("applies");
         assert_eq!(weather.description, "Today's weather.");
         let params = &weather.wit_function().expect("a component's tool").params;
         assert_eq!(params[0].description.as_deref(), Some("where"));
         // `ab-c` is `ab_c` spelt with the other separator, not a guess between the two.
         assert_eq!(params[1].description.as_deref(), Some("?"));
         assert_eq!(params[2].description, None);
-        assert_eq!(warnings, Vec::<String>::new());
     }
 
     #[test]
-    fn an_entry_naming_several_tools_or_none_is_a_warning_not_a_guess() {
+    fn a_hide_entry_naming_several_exports_or_none_is_a_warning_not_a_guess() {
         let manifest: Manifest = toml::from_str("hide = [\"abc\", \"nothing\", \"Exports\"]\n").expect("valid");
         let specs = [spec("ab-c", None, &[]), spec("a-bc", None, &[]), spec("init", Some("exports"), &[])];
         let mut warnings = Vec::new();
@@ -415,15 +396,53 @@ mod tests {
                 "weather: its manifest's hide entry 'nothing' names none of ['a-bc', 'ab-c', 'exports', 'init'], so it was not applied",
             ]
         );
+    }
 
-        let mut docs = ToolDocs::default();
-        docs.params.insert("town".into(), "where".into());
-        let mut weather = spec("get-weather", None, &["city"]);
-        docs.apply("weather", "get_weather", &mut weather, &mut warnings);
+    #[test]
+    fn a_table_or_parameter_naming_nothing_is_an_error_with_its_line() {
+        let text = "[tools.get_weather]\nparams = { city = \"where\" }\n\n[tools.get_wether]\ndescription = \"x\"\n";
+        let manifest = Manifest::parse(Path::new("weather.toml"), text.as_bytes()).expect("valid");
+        let mut tools = vec![spec("get-weather", None, &["city"])];
+        let error = manifest.apply_to("weather", &mut tools).expect_err("no such tool").to_string();
         assert_eq!(
-            warnings[2],
-            "weather: its manifest's [tools.get_weather] note for parameter 'town' names none of ['city'], so it was not applied"
+            error,
+            "its manifest weather.toml is invalid: line 4: [tools.get_wether] names none of its tools (['get-weather'])"
         );
+        let text = "# the weather\n[tools.get_weather]\ndefaults = { town = \"Oslo\" }\n";
+        let manifest = Manifest::parse(Path::new("weather.toml"), text.as_bytes()).expect("valid");
+        let error = manifest.apply_to("weather", &mut tools).expect_err("no such parameter").to_string();
+        assert!(
+            error.ends_with("line 3: [tools.get_weather] defaults names the parameter 'town', which it does not have (its parameters: ['city'])"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_tool_is_renamed_described_defaulted_and_fixed() {
+        let text = "exclude = [\"debug*\"]\n[tools.get_weather]\nname = \"weather\"\nappend_description = \"Any city.\"\n\
+                    defaults = { units = \"metric\" }\nfixed = { key = \"k-1\" }\n";
+        let manifest = Manifest::parse(Path::new("weather.toml"), text.as_bytes()).expect("valid");
+        let mut weather = spec("get-weather", None, &["city", "units", "key"]);
+        weather.description = "Today's weather.".into();
+        let mut tools = vec![weather, spec("debug-dump", None, &[])];
+        assert!(manifest.apply_to("weather", &mut tools).expect("applies").is_empty());
+        assert_eq!(tools.len(), 1, "debug-dump is excluded");
+        let weather = &tools[0];
+        assert_eq!(
+            (weather.name.as_str(), weather.aliases.as_slice()),
+            ("weather", ["get_weather".to_string()].as_slice())
+        );
+        assert_eq!(weather.description, "Today's weather.\n\nAny city.");
+        let shown = weather.parameters_schema();
+        assert_eq!(shown["required"], serde_json::json!(["city"]));
+        assert_eq!(shown["properties"]["units"]["default"], "metric");
+        assert!(shown["properties"].get("key").is_none());
+
+        let text = "[tools.get_weather]\nfixed = { city = 5 }\n";
+        let manifest = Manifest::parse(Path::new("weather.toml"), text.as_bytes()).expect("valid");
+        let error =
+            manifest.apply_to("weather", &mut vec![spec("get-weather", None, &["city"])]).expect_err("a number");
+        assert!(error.to_string().contains("line 2: [tools.get_weather] fixed: 5 is not a value of 'city'"), "{error}");
     }
 
     #[test]
@@ -431,7 +450,7 @@ mod tests {
         let manifest: Manifest = toml::from_str("[tools.get_weather]\ntask = \"required\"\n").expect("valid");
         let mut weather = spec("get-weather", None, &[]);
         assert_eq!(weather.tasks, TaskSupport::Optional);
-        manifest.tools["get_weather"].apply("weather", "get_weather", &mut weather, &mut Vec::new());
+        manifest.tools["get_weather"].apply("get_weather", &mut weather, &Lines::default()).expect("applies");
         assert_eq!(weather.tasks, TaskSupport::Required);
 
         let error = toml::from_str::<Manifest>("[tools.x]\ntask = \"sometimes\"\n").expect_err("no such value");

@@ -13,6 +13,7 @@ mod introspect;
 mod lockfile;
 mod manifest;
 mod report;
+pub(crate) mod shaping;
 mod types;
 mod workers;
 
@@ -119,7 +120,7 @@ pub(crate) fn load_file(
     let docs = docs::ComponentDocs::read(&bytes);
     let mut found = introspect::introspect(component.engine(), &name, &component, &docs);
     if let Some(manifest) = &manifest {
-        found.warnings.extend(manifest.apply_to(&name, &mut found.tools));
+        found.warnings.extend(manifest.apply_to(&name, &mut found.tools).map_err(|error| bad(error.to_string()))?);
     }
     if found.tools.is_empty() && !found.offers.has(Offered::Resources) && !found.offers.has(Offered::Prompts) {
         return Err(bad("exports no function usable as a tool".to_string()));

@@ -9,8 +9,12 @@
 //! timeout_ms = 30000             # per call (default: the host's time limit)
 //! start_timeout_ms = 60000       # to start (or reach) it and list its tools
 //! hide = ["dangerous_tool"]
-//! [tools.search]
+//! exclude = ["delete_*"]           # by pattern (or include = [...]: only these)
+//! [tools.search]                   # the same keys as a component's manifest
+//! name = "web_search"              # (see load/shaping.rs)
 //! description = "…"
+//! defaults = { count = 5 }
+//! fixed = { safe_search = true }
 //! ```
 
 use std::collections::BTreeMap;
@@ -20,6 +24,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::load::SERVER_SUFFIX;
+use crate::load::shaping::{Choice, Lines, ToolTable};
 use crate::sys::read_regular_file;
 
 /// How long starting a server and listing its tools may take, unless the file says
@@ -45,17 +50,11 @@ struct File {
     #[serde(default)]
     hide: Vec<String>,
     #[serde(default)]
-    tools: BTreeMap<String, ToolOverride>,
-}
-
-/// What the file says about one of the server's tools.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ToolOverride {
-    /// Replaces the server's description.
-    pub(crate) description: Option<String>,
-    /// Replaces the server's title.
-    pub(crate) title: Option<String>,
+    include: Vec<String>,
+    #[serde(default)]
+    exclude: Vec<String>,
+    #[serde(default)]
+    tools: BTreeMap<String, ToolTable>,
 }
 
 /// How the host talks to the server.
@@ -68,7 +67,7 @@ pub(crate) enum Transport {
 }
 
 /// One server's file, read and checked, with `${VAR}`s filled in.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(crate) struct ServerConfig {
     /// The file name without `.mcp.toml`: the component name its tools are listed under.
     pub(crate) name: String,
@@ -79,8 +78,14 @@ pub(crate) struct ServerConfig {
     pub(crate) start_timeout: Duration,
     /// Tools not to show, by the server's names for them.
     pub(crate) hide: Vec<String>,
-    /// Descriptions and titles to use instead of the server's, by tool name.
-    pub(crate) tools: BTreeMap<String, ToolOverride>,
+    /// Which tools are served, by pattern.
+    pub(crate) choice: Choice,
+    /// Descriptions, titles and shaping, by the server's tool names.
+    pub(crate) tools: BTreeMap<String, ToolTable>,
+    /// The file, for errors.
+    pub(crate) path: PathBuf,
+    /// Where the file writes each tool's table and parameter keys.
+    pub(crate) lines: Lines,
 }
 
 /// Why a server file cannot be used.
@@ -104,6 +109,8 @@ pub(crate) enum ConfigError {
     MissingVariable(String, String),
     #[error("`{0}` has an unfinished `${{` (write a variable as ${{NAME}})")]
     UnfinishedVariable(String),
+    #[error("{0}")]
+    Choice(String),
 }
 
 impl ServerConfig {
@@ -123,7 +130,10 @@ impl ServerConfig {
             timeout: file.timeout_ms.map(Duration::from_millis),
             start_timeout: file.start_timeout_ms.map_or(DEFAULT_START_TIMEOUT, Duration::from_millis),
             hide: file.hide,
+            choice: Choice::new(&file.include, &file.exclude).map_err(ConfigError::Choice)?,
             tools: file.tools,
+            path: path.to_path_buf(),
+            lines: Lines::of(&text),
         })
     }
 }

@@ -30,7 +30,9 @@ pub(crate) use config::ServerConfig;
 
 use crate::bind::SchemaBinder;
 use crate::error::ToolError;
+use crate::load::shaping::{check_unique_names, unmatched_table};
 use crate::mutex::lock;
+use crate::tool::names::{NameMatch, match_name};
 use crate::tool::{Returned, ServerTool, ToolAnnotations, ToolSpec};
 use connection::Client;
 
@@ -282,16 +284,21 @@ impl RemoteServer {
         match connected {
             Ok((client, listed)) => {
                 link.failures = 0;
-                if std::mem::replace(&mut link.started_once, true) {
+                let first = !std::mem::replace(&mut link.started_once, true);
+                if !first {
                     self.restarts.fetch_add(1, Ordering::Relaxed);
                 }
                 if let Some(info) = client.peer_info() {
                     let capabilities = &info.capabilities;
                     *lock(&self.declared) = (capabilities.resources.is_some(), capabilities.prompts.is_some());
                 }
+                // The file must fit the tools the server first lists; later, a tool that
+                // went away only warns.
+                if let Err(why) = self.store_tools(listed, first) {
+                    return Err(Down::CannotStart(why));
+                }
                 let client = Arc::new(client);
                 link.client = Some(client.clone());
-                self.store_tools(listed);
                 Ok(client)
             }
             Err(why) => {
@@ -313,7 +320,7 @@ impl RemoteServer {
         let Some(client) = client else { return };
         match client.peer().list_all_tools().await {
             Ok(listed) => {
-                self.store_tools(listed);
+                let _ = self.store_tools(listed, false);
                 if let Some(listener) = self.on_change.get() {
                     listener();
                 }
@@ -324,31 +331,56 @@ impl RemoteServer {
         }
     }
 
-    /// Makes `listed` the server's tools: hidden ones left out, the file's
-    /// descriptions and titles put on.
-    fn store_tools(&self, listed: Vec<rmcp::model::Tool>) {
+    /// Makes `listed` the server's tools: hidden and excluded ones left out, the
+    /// file's tables put on. A table or key that names nothing is an error when
+    /// `strict` (nothing is stored then), else a warning and the table is skipped.
+    fn store_tools(&self, listed: Vec<rmcp::model::Tool>, strict: bool) -> Result<(), String> {
         let mut warnings = Vec::new();
-        for name in self.config.hide.iter().chain(self.config.tools.keys()) {
+        for name in &self.config.hide {
             if !listed.iter().any(|tool| tool.name == *name) {
                 warnings
                     .push(format!("{}: the file names the tool '{name}', which the server does not have", self.name()));
             }
         }
-        let tools = listed
+        let mut tools: Vec<RemoteTool> = listed
             .into_iter()
             .filter(|tool| !self.config.hide.iter().any(|hidden| *hidden == tool.name))
+            .filter(|tool| self.config.choice.serves(&tool.name))
             .map(|tool| self.remote_tool(tool))
             .collect();
+        for fault in self.shape(&mut tools) {
+            let fault = format!("{}: {fault}", self.config.path.display());
+            if strict {
+                return Err(fault);
+            }
+            warnings.push(fault);
+        }
         self.tools.store(Arc::new(tools));
         *lock(&self.warnings) = warnings;
+        Ok(())
+    }
+
+    /// Puts the file's `[tools.NAME]` tables on `tools`; what does not fit.
+    fn shape(&self, tools: &mut [RemoteTool]) -> Vec<String> {
+        let lines = &self.config.lines;
+        let mut faults = Vec::new();
+        for (key, table) in &self.config.tools {
+            let names: Vec<&str> = tools.iter().map(|tool| tool.remote_name.as_str()).collect();
+            let applied = match match_name(names.iter().copied(), key) {
+                NameMatch::One(i) => table.apply(key, &mut tools[i].spec, lines),
+                unmatched => Err(unmatched_table(key, &names, &unmatched, lines)),
+            };
+            faults.extend(applied.err());
+        }
+        faults.extend(check_unique_names(&tools.iter().map(|tool| &tool.spec).collect::<Vec<_>>()).err());
+        faults
     }
 
     /// One listed tool as the host serves it.
     fn remote_tool(&self, tool: rmcp::model::Tool) -> RemoteTool {
         let name = tool.name.to_string();
-        let chosen = self.config.tools.get(&name).cloned().unwrap_or_default();
         let hints = tool.annotations.clone().unwrap_or_default();
-        let description = chosen.description.or(tool.description.as_ref().map(|d| d.to_string())).unwrap_or_default();
+        let description = tool.description.as_ref().map(|d| d.to_string()).unwrap_or_default();
         let input_schema = Value::Object((*tool.input_schema).clone());
         let output_schema = tool.output_schema.as_ref().map(|schema| Value::Object((**schema).clone()));
         let unclaimed = ToolAnnotations::default();
@@ -356,8 +388,9 @@ impl RemoteServer {
         let spec = ToolSpec::for_server_tool(&self.config.name, ServerTool::new(&name, input_schema, output_schema));
         let spec = ToolSpec {
             description,
-            // The file's, the server's, or (from `for_server_tool`) one made from the name.
-            title: chosen.title.or(tool.title.clone()).or(hints.title.clone()).unwrap_or(spec.title),
+            // The server's, or (from `for_server_tool`) one made from the name; the
+            // file's is put on later (`shape`).
+            title: tool.title.clone().or(hints.title.clone()).unwrap_or(spec.title),
             // The server's own claims, passed on; where it says nothing, MCP's worst case.
             annotations: ToolAnnotations {
                 read_only: hints.read_only_hint.unwrap_or(unclaimed.read_only),

@@ -202,6 +202,11 @@ impl Registry {
         let key = tool_key(unqualified(&spec.name));
         self.components.insert(normalise(&spec.component), spec.component.clone());
         add_sorted(self.by_key.entry(key).or_default(), &spec.name);
+        // A renamed tool's own name still reaches it, as a repair.
+        for alias in &spec.aliases {
+            self.from_provider.entry(alias.clone()).or_insert_with(|| spec.name.clone());
+            add_sorted(self.by_key.entry(tool_key(alias)).or_default(), &spec.name);
+        }
         for tail in tail_keys(unqualified(&spec.name)) {
             add_sorted(self.by_tail.entry(tail).or_default(), &spec.name);
         }

@@ -3,10 +3,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{GlobSet, GlobSetBuilder};
 
 use super::registry::{Registry, ToolsetError};
 use crate::mutex::lock;
+use crate::tool::names::name_pattern;
 
 /// A toolset: what it was made of, and its registry derived from the newest full
 /// registry it has seen (a reload may add or remove tools).
@@ -90,10 +91,9 @@ pub(crate) fn glob_set<S: AsRef<str>>(patterns: &[S]) -> Result<GlobSet, Toolset
     globs.build().map_err(|error| bad_pattern(&patterns_text(patterns), &error))
 }
 
-/// A tool name pattern: tool names have no paths, so `*` matches every character,
-/// `/` and `.` too.
+/// A tool name pattern (see [`name_pattern`]), or the error naming it.
 fn glob(pattern: &str) -> Result<globset::Glob, ToolsetError> {
-    GlobBuilder::new(pattern).literal_separator(false).build().map_err(|error| bad_pattern(pattern, &error))
+    name_pattern(pattern).map_err(|error| bad_pattern(pattern, &error))
 }
 
 fn bad_pattern(pattern: &str, error: &globset::Error) -> ToolsetError {

@@ -15,6 +15,7 @@ pub(crate) mod names;
 mod repair;
 mod results;
 mod schema;
+mod shape;
 mod spec;
 mod types;
 
@@ -28,5 +29,6 @@ pub use repair::Repair;
 pub(crate) use schema::schema_params;
 #[cfg(test)]
 pub(crate) use schema::type_schema;
+pub use shape::ParamShaping;
 pub use spec::{ExpectedParameters, ParamSpec, ServerTool, ToolOrigin, ToolSpec, WitFunction};
 pub use types::{Case, Field, WitType};

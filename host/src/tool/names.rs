@@ -163,6 +163,12 @@ fn same_but_separators(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.chars().map(unify).eq(b.chars().map(unify))
 }
 
+/// A tool name pattern (`*` for any run of characters, `/` and `.` too; `?` for one):
+/// how toolsets, access grants and a file's `include`/`exclude` match tool names.
+pub(crate) fn name_pattern(pattern: &str) -> Result<globset::Glob, globset::Error> {
+    globset::GlobBuilder::new(pattern).literal_separator(false).build()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@ use super::annotations::{TaskSupport, ToolAnnotations, title_from_name};
 use super::formats::{Definition, ToolFormat};
 use super::names::{provider_name, python_list, snake_case};
 use super::schema::{object_schema, schema_params, type_schema};
+use super::shape::ParamShaping;
 use super::types::WitType;
 
 /// One tool, as the model sees it: an exported WIT function, or an MCP server's tool.
@@ -36,6 +37,12 @@ pub struct ToolSpec {
     pub tasks: TaskSupport,
     /// Where the tool comes from, with what describes its arguments and result.
     pub origin: ToolOrigin,
+    /// What the operator set for its parameters: defaults, and values fixed and
+    /// hidden from the model (`[tools.NAME]`'s `defaults` and `fixed`).
+    pub shaping: ParamShaping,
+    /// Other names a call may use for it: its own name, when an operator renamed it
+    /// (`[tools.NAME] name = "…"`).
+    pub aliases: Vec<String>,
 }
 
 /// Where a tool comes from, and the facts only that kind of tool has.
@@ -255,6 +262,8 @@ impl ToolSpec {
             annotations: ToolAnnotations::default(),
             tasks: TaskSupport::default(),
             origin: ToolOrigin::Component(WitFunction::new(&name.replace('_', "-"), Vec::new(), None)),
+            shaping: ParamShaping::default(),
+            aliases: Vec::new(),
         }
     }
 
@@ -286,14 +295,19 @@ impl ToolSpec {
         }
     }
 
-    /// Names of the required parameters, in order.
+    /// Names of the required parameters the model is shown, in order.
     pub fn required_params(&self) -> Vec<&str> {
-        self.origin.contract().param_names(true)
+        let required = self.origin.contract().param_names(true).into_iter();
+        required.filter(|name| !self.shaping.hides(name) && !self.shaping.defaults(name)).collect()
     }
 
-    /// Names of the optional parameters, in order.
+    /// Names of the optional parameters the model is shown (those with an operator's
+    /// default among them), in order.
     pub fn optional_params(&self) -> Vec<&str> {
-        self.origin.contract().param_names(false)
+        let contract = self.origin.contract();
+        let defaulted = contract.param_names(true).into_iter().filter(|name| self.shaping.defaults(name));
+        let optional = defaulted.chain(contract.param_names(false));
+        optional.filter(|name| !self.shaping.hides(name)).collect()
     }
 
     /// The required and optional parameter names, for an arguments error.
@@ -308,6 +322,12 @@ impl ToolSpec {
     /// property per parameter, `option<T>` parameters not required, no other
     /// properties allowed; for an MCP server's, the server's own schema.
     pub fn parameters_schema(&self) -> Value {
+        self.shaping.shown(self.own_parameters_schema())
+    }
+
+    /// The JSON Schema of its arguments as the tool itself declares them: every
+    /// parameter, fixed ones too, with no operator's default.
+    pub(crate) fn own_parameters_schema(&self) -> Value {
         self.origin.contract().parameters_schema()
     }
 

@@ -120,7 +120,7 @@ pub struct HttpOptions {
     pub tracing: bool,
     /// Named toolsets each served at `/mcp/NAME` (see [`McpServer::with_profiles`]);
     /// none by default. `/mcp` serves every tool.
-    pub profiles: BTreeMap<String, crate::Profile>,
+    pub profiles: BTreeMap<String, crate::host::Profile>,
 }
 
 impl HttpOptions {
@@ -175,7 +175,7 @@ impl HttpOptions {
     /// address other than loopback open to anyone (unless `allow_unauthenticated`),
     /// OAuth settings a token could pass, with an https issuer (http only on loopback).
     pub fn check(&self) -> Result<(), ServeError> {
-        if let Some(name) = self.profiles.keys().find(|name| !crate::Profile::valid_name(name)) {
+        if let Some(name) = self.profiles.keys().find(|name| !crate::host::Profile::valid_name(name)) {
             return Err(ServeError(format!(
                 "the profile name '{name}' cannot be a path (/mcp/NAME): use 1 to 64 letters, digits, '_' and '-'"
             )));
