@@ -16,12 +16,16 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target/clippy}
 
+# check_only: the dev profile without its optimised packages (scripts/host-build-env.sh).
+source scripts/host-build-env.sh
+
 # `registry` is `oci`'s old name: the same build.
 features=("" mcp http mcp-servers oci fuzzing)
 if [ "${1:-}" != --windows-only ]; then
     for feature in "${features[@]}"; do
         echo "check-features: toolhost with ${feature:-no features}"
-        cargo clippy -p toolhost --lib --locked --no-default-features ${feature:+--features "$feature"} -- -D warnings
+        cargo clippy -p toolhost --lib --locked --no-default-features ${feature:+--features "$feature"} \
+            "${check_only[@]}" -- -D warnings
     done
 fi
 [ "${1:-}" = --no-windows ] && exit 0
@@ -46,7 +50,7 @@ log=$(mktemp)
 status=0
 env -u RUSTFLAGS RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=target/windows-check \
     /usr/bin/cargo check -p toolhost-cli --bins --locked --target x86_64-pc-windows-gnu \
-    -Zbuild-std=std,panic_abort >"$log" 2>&1 || status=$?
+    -Zbuild-std=std,panic_abort "${check_only[@]}" >"$log" 2>&1 || status=$?
 # The C crates' build scripts say much of nothing; the rest is cargo's account.
 grep -vE '^warning: (ring|aws-lc-sys)@' "$log" | grep -vE '^ *(Compiling|Checking) ' || true
 # Warnings are errors for our own crates (not for std's or the dependencies').

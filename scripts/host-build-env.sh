@@ -1,10 +1,11 @@
-# Sourced by scripts/test.sh, scripts/test-python.sh and .ci/run: the one debug build
-# of the host side of the workspace, so that the scripts (and the `cargo test` after
-# it) build the same units and nothing twice.
+# Sourced by scripts/test.sh, scripts/test-python.sh, scripts/check-features.sh and
+# .ci/run: the one debug build of the host side of the workspace, so that the scripts
+# (and the `cargo test` after it) build the same units and nothing twice.
 #
 #   guest_packages  `-p NAME` for each guest (example-tools/, tests/guests/)
 #   host_packages   cargo arguments selecting every other package but the fuzz targets
 #   host_cargo      cargo, with the environment of that build
+#   check_only      cargo arguments for a check: the dev profile, nothing optimised
 #   host_build      builds the library, the `toolhost` command, the Python package's
 #                   native module (target/debug/lib_native.so), the SDK, and every
 #                   test, benchmark and example, in one cargo invocation: cargo unifies
@@ -32,6 +33,17 @@ for package in json.load(sys.stdin)["packages"]:
 }
 # The fuzz targets are built apart, instrumented (scripts/fuzz.sh).
 host_packages=(--workspace $(guest_packages | sed 's/^-p /--exclude /') --exclude toolhost-fuzz)
+
+# For a `cargo check` or `cargo clippy` (the guests', the feature sets', Windows'): a
+# check compiles in full only what runs while building (build scripts, procedural
+# macros and what they use), where the dev profile's optimised Cranelift and
+# wasmparser (Cargo.toml: for the tests' large components) only cost time; wasmparser
+# alone took 54 s of the Windows check. Every package the profile optimises is
+# compiled unoptimised instead.
+check_only=()
+for package in $(sed -n 's/^\[profile\.dev\.package\.\([A-Za-z0-9_-]*\)\]$/\1/p' Cargo.toml); do
+    check_only+=(--config "profile.dev.package.$package.opt-level=0")
+done
 
 clippy_driver=$(dirname "$(rustup which cargo 2>/dev/null || command -v cargo)")/clippy-driver
 host_cargo() {
