@@ -38,4 +38,44 @@ function repairToolCall(host) {
   };
 }
 
-module.exports = { aiTools, repairToolCall };
+/**
+ * Progressive disclosure through the SDK's own `activeTools` and `prepareStep`: every
+ * tool in `tools`, but only `find_tools` and the tools matching `core` active at
+ * first; each tool `find_tools` finds is active from the next step on. Spread the
+ * result into `generateText` (or `streamText`):
+ *
+ *   generateText({ model, ...host.aiDisclosure({ core: ['evaluate'] }), prompt })
+ *
+ * A `prepareStep` of your own can call this one's and add to what it returns.
+ */
+function aiDisclosure(host, { core = [] } = {}) {
+  const shown = host.disclosing(core, 'openai');
+  const tools = aiTools(host);
+  const [finder, ...listed] = shown.toolDefinitions('openai').map((definition) => definition.function);
+  tools[finder.name] = tool({
+    description: finder.description,
+    inputSchema: jsonSchema(finder.parameters),
+    execute: async (input, options = {}) => jsonNumbers(await shown.call(finder.name, input, { signal: options.abortSignal })),
+  });
+  const activeTools = [finder.name, ...listed.map((definition) => definition.name)];
+  const prepareStep = ({ steps = [] } = {}) => {
+    const found = steps
+      .flatMap((step) => step.toolResults ?? [])
+      .filter((result) => result.toolName === finder.name)
+      .flatMap((result) => result.output?.tools ?? [])
+      .map((definition) => definition.function?.name)
+      .filter((name) => name in tools);
+    return { activeTools: [...new Set([...activeTools, ...found])] };
+  };
+  return { tools, activeTools, prepareStep };
+}
+
+/**
+ * `value` with each bigint as a number: the definitions the finder returns carry
+ * 64-bit integers' bounds, which arrive as bigints and which the SDK could not send.
+ */
+function jsonNumbers(value) {
+  return JSON.parse(JSON.stringify(value, (_, inner) => (typeof inner === 'bigint' ? Number(inner) : inner)));
+}
+
+module.exports = { aiTools, aiDisclosure, repairToolCall };

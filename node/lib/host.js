@@ -101,6 +101,24 @@ class Host {
     return native(() => this._native.toolDefinitions(format));
   }
 
+  /**
+   * The definitions to hand a model in `format`, within a budget: at most `most` tools
+   * and `maxBytes` of JSON, those fitting `task` (words) first. Returns
+   * `{tools, leftOut}`: the definitions, and the names of the tools left out.
+   */
+  definitions(format = 'openai', { most, maxBytes, task } = {}) {
+    return native(() => this._native.definitions(format, most ?? null, maxBytes ?? null, task ?? null));
+  }
+
+  /**
+   * A host that shows a model the tools matching `core` (name patterns) and
+   * `find_tools`, which searches the others by what they do and returns their
+   * definitions in `format`; every tool stays callable. Throws ToolsetError.
+   */
+  disclosing(core = [], format = 'openai') {
+    return new Host(native(() => this._native.disclosing(core.map(String), format)));
+  }
+
   /** A host whose tools are only `names`, sharing this one's components; throws ToolsetError. */
   toolset(names) {
     return new Host(native(() => this._native.toolset(names.map(String))));
@@ -180,6 +198,14 @@ class Host {
   /** Every tool as an OpenAI Agents SDK function tool (see `toolhost/openai-agents`). */
   openaiAgentsTools() {
     return require('./openai-agents').openaiAgentsTools(this);
+  }
+
+  /**
+   * For the AI SDK, the tools shown a step at a time: `{tools, activeTools, prepareStep}`
+   * for `generateText` (see `toolhost/ai`'s `aiDisclosure`).
+   */
+  aiDisclosure(options) {
+    return require('./ai').aiDisclosure(this, options);
   }
 
   /** For the AI SDK's `repairToolCall`: repairs a call's name and input without a model. */

@@ -157,6 +157,13 @@ export class Host {
   /** The call as the host would run it, repaired, without running it; null when it cannot be. */
   repairCall(name: string, args: string | { [key: string]: Json }): RepairedCall | null;
   toolDefinitions(format?: ToolFormat): Json[];
+  /** The definitions within a budget, and the names of the tools left out. */
+  definitions(
+    format?: ToolFormat,
+    budget?: { most?: number; maxBytes?: number; task?: string },
+  ): { tools: Json[]; leftOut: string[] };
+  /** A host showing the tools matching `core` and `find_tools`; every tool stays callable. */
+  disclosing(core?: string[], format?: ToolFormat): Host;
   toolset(names: string[]): Host;
   extractCalls(reply: string): { calls: ExtractedCall[]; rejected: ExtractedCall[]; summary: string };
   dispatchCall(call: ExtractedCall): Promise<CallOutcome>;
@@ -169,6 +176,12 @@ export class Host {
   getPrompt(name: string, args?: { [key: string]: string }): Promise<Json[]>;
   /** The AI SDK `tools` object (needs the `ai` package). */
   aiTools(): Record<string, unknown>;
+  /** For the AI SDK: every tool, `find_tools` and `core` active first, found tools active next step. */
+  aiDisclosure(options?: { core?: string[] }): {
+    tools: Record<string, unknown>;
+    activeTools: string[];
+    prepareStep: (options: { steps?: unknown[] }) => { activeTools: string[] };
+  };
   /** For the AI SDK's `repairToolCall`: repairs a call's name and input without a model. */
   readonly repairToolCall: (options: { toolCall: AiToolCall; tools?: Record<string, unknown> }) => Promise<AiToolCall | null>;
   /** Every tool as a LangChain.js tool (needs `@langchain/core`). */

@@ -10,7 +10,7 @@ use napi::Env;
 use napi::bindgen_prelude::{Either, PromiseRaw};
 use napi_derive::napi;
 use serde_json::{Map, Value, json};
-use toolhost::{Extraction, Host};
+use toolhost::{Disclosure, Extraction, Host};
 
 use crate::cancel::Cancellation;
 use crate::options::{self, HostOptions};
@@ -120,6 +120,40 @@ impl NativeHost {
     #[napi]
     pub fn tool_definitions(&self, format: String) -> Result<Value, Failure> {
         Ok(self.host.tool_definitions(tool_format(&format)?))
+    }
+
+    /// The definitions in `format` within a budget (at most `most` tools and
+    /// `max_bytes` of JSON, those fitting `task` first): `{tools, leftOut}`.
+    #[napi]
+    pub fn definitions(
+        &self,
+        format: String,
+        most: Option<u32>,
+        max_bytes: Option<u32>,
+        task: Option<String>,
+    ) -> Result<Value, Failure> {
+        let mut request = self.host.definitions(tool_format(&format)?);
+        if let Some(most) = most {
+            request = request.most(most as usize);
+        }
+        if let Some(bytes) = max_bytes {
+            request = request.max_bytes(bytes as usize);
+        }
+        if let Some(task) = &task {
+            request = request.for_task(task);
+        }
+        let definitions = request.get();
+        Ok(json!({"tools": definitions.tools, "leftOut": definitions.left_out}))
+    }
+
+    /// A host showing the tools matching `core` and `find_tools`, which returns the
+    /// definitions it finds in `format`; every tool stays callable. Throws a
+    /// `ToolsetError` for a pattern that does not read.
+    #[napi]
+    pub fn disclosing(&self, core: Vec<String>, format: String) -> Result<NativeHost, Failure> {
+        let disclosure = Disclosure::new(&core).map_err(|e| failure("ToolsetError", &e.to_string()))?;
+        let host = self.host.disclosing(disclosure.format(tool_format(&format)?));
+        Ok(NativeHost { host })
     }
 
     /// A host whose tools are only `names`, sharing this one's components; throws a

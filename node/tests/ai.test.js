@@ -74,3 +74,37 @@ test('without the repair hook the SDK reports the drifted name, as it would with
   assert.equal(errors.length, 1);
   assert.equal(result.steps[0].toolResults.length, 0);
 });
+
+test('aiDisclosure shows find_tools and the core, and activates what it finds for the next step', async () => {
+  const model = new MockLanguageModelV4({
+    doGenerate: [
+      {
+        content: [{ type: 'tool-call', toolCallId: 'find', toolName: 'find_tools', input: '{"query": "greatest common divisor"}' }],
+        finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage, warnings: [],
+      },
+      {
+        content: [{ type: 'tool-call', toolCallId: 'run', toolName: 'gcd', input: '{"a": 12, "b": 18}' }],
+        finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage, warnings: [],
+      },
+      { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] },
+    ],
+  });
+  const disclosure = host.aiDisclosure({ core: ['evaluate'] });
+  assert.deepEqual(disclosure.activeTools, ['find_tools', 'evaluate']);
+  const result = await generateText({ model, ...disclosure, stopWhen: stepCountIs(3), prompt: 'gcd of 12 and 18?' });
+  const offered = model.doGenerateCalls.map((call) => (call.tools ?? []).map((t) => t.name).sort());
+  assert.deepEqual(offered[0], ['evaluate', 'find_tools'], 'the first step sees the finder and the core');
+  assert.ok(offered[1].includes('gcd') && offered[1].length < Object.keys(disclosure.tools).length, String(offered[1]));
+  assert.equal(result.steps[1].toolResults[0].output, 6, 'the found tool ran');
+  assert.equal(result.text, 'done');
+});
+
+test('definitions within a budget say what they left out; a disclosing host lists the finder first', () => {
+  const { tools, leftOut } = host.definitions('openai', { most: 2, task: 'convert a temperature' });
+  assert.equal(tools.length, 2);
+  assert.equal(tools[0].function.name, 'convert');
+  assert.equal(leftOut.length, host.tools().length - 2);
+  const names = host.disclosing(['gcd'], 'mcp').toolDefinitions('mcp').map((d) => d.name);
+  assert.deepEqual(names, ['find_tools', 'gcd']);
+  assert.throws(() => host.disclosing(['[']), { name: 'ToolsetError' });
+});

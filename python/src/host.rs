@@ -8,7 +8,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use serde_json::Value;
-use toolhost::{CallOutcome, ToolError};
+use toolhost::{CallOutcome, Disclosure, ToolError};
 
 use crate::convert::{self, Unsendable};
 use crate::errors;
@@ -229,6 +229,46 @@ impl PyHost {
     #[pyo3(signature = (format="openai"))]
     fn tool_definitions<'py>(&self, py: Python<'py>, format: &str) -> PyResult<Bound<'py, PyAny>> {
         convert::to_python(py, &self.host.tool_definitions(convert::tool_format(format)?))
+    }
+
+    /// The definitions to hand a model in `format`, within a budget: at most `most`
+    /// tools and `max_bytes` of JSON, those fitting `task` (words) first. Returns
+    /// `(definitions, left_out)`: the list, and the names of the tools left out.
+    #[pyo3(signature = (format="openai", most=None, max_bytes=None, task=None))]
+    fn definitions<'py>(
+        &self,
+        py: Python<'py>,
+        format: &str,
+        most: Option<usize>,
+        max_bytes: Option<usize>,
+        task: Option<&str>,
+    ) -> PyResult<(Bound<'py, PyAny>, Vec<String>)> {
+        let mut request = self.host.definitions(convert::tool_format(format)?);
+        if let Some(most) = most {
+            request = request.most(most);
+        }
+        if let Some(bytes) = max_bytes {
+            request = request.max_bytes(bytes);
+        }
+        if let Some(task) = task {
+            request = request.for_task(task);
+        }
+        let definitions = request.get();
+        Ok((convert::to_python(py, &definitions.tools)?, definitions.left_out))
+    }
+
+    /// A host that shows a model the tools matching `core` (name patterns) and
+    /// `find_tools`, which searches the others by what they do and returns their
+    /// definitions in `format`; every tool stays callable by its name. A pattern that
+    /// does not read raises `ToolsetError`.
+    #[pyo3(signature = (core, format="openai", finder=None))]
+    fn disclosing(&self, py: Python<'_>, core: Vec<String>, format: &str, finder: Option<&str>) -> PyResult<PyHost> {
+        let mut disclosure = Disclosure::new(&core).map_err(|e| errors::toolset_error(py, &e))?;
+        disclosure = disclosure.format(convert::tool_format(format)?);
+        if let Some(name) = finder {
+            disclosure = disclosure.finder_name(name);
+        }
+        Ok(PyHost { host: self.host.disclosing(disclosure) })
     }
 
     /// A host whose tools are only `names`; it shares this host's components. A name

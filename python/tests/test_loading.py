@@ -33,6 +33,20 @@ def test_tools_are_found_by_what_they_do(examples):
     assert len(examples.search_tools("text", limit=2)) == 2
 
 
+def test_definitions_within_a_budget_and_a_disclosing_host(examples):
+    definitions, left_out = examples.definitions("openai", most=2, task="convert a temperature")
+    assert len(definitions) == 2 and definitions[0]["function"]["name"] == "convert"
+    assert len(left_out) == len(examples.tools()) - 2 and "convert" not in left_out
+
+    shown = examples.disclosing(["evaluate"], format="anthropic")
+    assert [d["name"] for d in shown.tool_definitions("anthropic")] == ["find_tools", "evaluate"]
+    found = shown.call("find_tools", {"query": "greatest common divisor", "limit": 2})
+    assert found["tools"][0]["name"] == "gcd" and "input_schema" in found["tools"][0]
+    assert shown.call("gcd", {"a": 12, "b": 18}) == 6
+    with pytest.raises(toolhost.ToolsetError, match=r"\["):
+        examples.disclosing(["["])
+
+
 @pytest.mark.parametrize("format, key", [("openai", "function"), ("openai-responses", "name"), ("anthropic", "input_schema"), ("mcp", "inputSchema")])
 def test_tool_definitions_in_each_format(examples, format, key):
     definitions = examples.tool_definitions(format)
