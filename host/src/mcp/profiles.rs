@@ -38,13 +38,14 @@ impl Profiles {
 
 /// The profile a request's path names: `NAME` of `/mcp/NAME` (or of `/NAME`, the
 /// path below the `/mcp` the MCP service is nested under); `None` for `/mcp` itself.
+#[cfg(feature = "http")]
 pub(crate) fn named_in(path: &str) -> Option<&str> {
     let below = path.strip_prefix("/mcp").unwrap_or(path);
     let name = below.strip_prefix('/').unwrap_or(below);
     (!name.is_empty()).then_some(name)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http"))]
 mod tests {
     use super::named_in;
 
