@@ -123,20 +123,12 @@ fn a_bad_core_pattern_is_refused_by_name() {
     let folder = tempfile::tempdir().unwrap();
     let config = folder.path().join("toolhost.toml");
     std::fs::write(&config, "[disclosure]\ncore = [\"evaluate\", \"[\"]\n").unwrap();
-    let check = std::process::Command::new(env!("CARGO_BIN_EXE_toolhost"))
-        .args(["config", "check"])
-        .arg(&config)
-        .output()
-        .unwrap();
+    let check = config_check(&config);
     assert_eq!(check.status.code(), Some(2));
     let said = String::from_utf8_lossy(&check.stderr);
     assert!(said.contains("[disclosure] core") && said.contains("'['"), "{said}");
     std::fs::write(&config, "[disclosure]\ncore = [\"evaluate\"]\nfinder = \"search_tools\"\n").unwrap();
-    let check = std::process::Command::new(env!("CARGO_BIN_EXE_toolhost"))
-        .args(["config", "check"])
-        .arg(&config)
-        .output()
-        .unwrap();
+    let check = config_check(&config);
     assert!(check.status.success(), "{check:?}");
     assert!(String::from_utf8_lossy(&check.stdout).contains("listed: search_tools and the tools matching [evaluate]"));
 }
@@ -312,18 +304,15 @@ fn the_command_serves_one_profile_on_stdio_and_refuses_an_unknown_one() {
     assert!(String::from_utf8_lossy(&over_http.stderr).contains("/mcp/NAME"));
 
     std::fs::write(&config, "[profiles.\"no spaces\"]\ntools = [\"*\"]\n").unwrap();
-    let check = std::process::Command::new(env!("CARGO_BIN_EXE_toolhost"))
-        .args(["config", "check"])
-        .arg(&config)
-        .output()
-        .unwrap();
+    let check = config_check(&config);
     assert_eq!(check.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&check.stderr).contains("[profiles.no spaces]"), "{check:?}");
     std::fs::write(&config, "[profiles.math]\ntools = [\"[\"]\n").unwrap();
-    let check = std::process::Command::new(env!("CARGO_BIN_EXE_toolhost"))
-        .args(["config", "check"])
-        .arg(&config)
-        .output()
-        .unwrap();
+    let check = config_check(&config);
     assert!(String::from_utf8_lossy(&check.stderr).contains("[profiles.math] tools"), "{check:?}");
+}
+
+/// What `toolhost config check` says of the config file at `config`.
+fn config_check(config: &std::path::Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_toolhost")).args(["config", "check"]).arg(config).output().unwrap()
 }

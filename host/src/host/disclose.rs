@@ -11,9 +11,8 @@ use serde_json::{Value, json};
 
 use super::Host;
 use crate::bind::{Arguments, SchemaBinder};
-use crate::error::ToolError;
 use crate::resolve::{Registry, Resolved, ToolsetError, glob_set};
-use crate::tool::{Repair, ServerTool, ToolAnnotations, ToolFormat, ToolSpec};
+use crate::tool::{Returned, ServerTool, ToolAnnotations, ToolFormat, ToolSpec};
 
 /// The finder's name unless [`Disclosure::finder_name`] gives another.
 pub const FINDER_NAME: &str = "find_tools";
@@ -37,6 +36,8 @@ pub struct Disclosure {
     core: Vec<String>,
     matcher: GlobSet,
     finder: String,
+    /// The finder alone, to resolve a call's name against (a drift of it repaired).
+    finder_only: Arc<Registry>,
     format: ToolFormat,
 }
 
@@ -49,6 +50,7 @@ impl Disclosure {
             core: core.iter().map(|pattern| pattern.as_ref().to_string()).collect(),
             matcher: glob_set(core)?,
             finder: FINDER_NAME.to_string(),
+            finder_only: Arc::new(finder_only(FINDER_NAME)),
             format: ToolFormat::Mcp,
         })
     }
@@ -57,7 +59,7 @@ impl Disclosure {
     /// `find_tools`: the finder would hide it).
     #[must_use]
     pub fn finder_name(self, name: &str) -> Disclosure {
-        Disclosure { finder: name.to_string(), ..self }
+        Disclosure { finder: name.to_string(), finder_only: Arc::new(finder_only(name)), ..self }
     }
 
     /// The format of the definitions the finder returns (MCP's unless set): the one
@@ -85,7 +87,7 @@ impl Disclosure {
     /// The finder as a tool, for `registry` (its description counts the tools it finds).
     pub(crate) fn finder_spec(&self, registry: &Registry) -> ToolSpec {
         let hidden = registry.specs().filter(|spec| !self.shows(&spec.name)).count();
-        let mut spec = ToolSpec::for_server_tool("toolhost", ServerTool::new(&self.finder, finder_schema(), None));
+        let mut spec = bare_finder(&self.finder);
         spec.title = "Find tools".into();
         spec.description = format!(
             "Finds the tools for a task among the {hidden} tools not listed here, by what they do. Describe \
@@ -108,7 +110,7 @@ impl Disclosure {
         if registry.spec(name).is_some() {
             return None;
         }
-        Registry::from_specs([self.finder_spec(&Registry::default())]).resolve(name).ok()
+        self.finder_only.resolve(name).ok()
     }
 
     /// The finder's answer to `arguments` over `registry`: each tool that fits the
@@ -120,7 +122,7 @@ impl Disclosure {
             .search(query, most)
             .iter()
             .filter_map(|found| registry.spec(&found.name))
-            .map(|spec| definition(registry, spec, self.format))
+            .map(|spec| registry.definition(spec, self.format))
             .collect();
         if found.is_empty() {
             let note = format!("No tool fits '{query}'. Describe the task in other words, or more plainly.");
@@ -128,6 +130,16 @@ impl Disclosure {
         }
         json!({"tools": found})
     }
+}
+
+/// The finder named `name`, with its parameters and no more.
+fn bare_finder(name: &str) -> ToolSpec {
+    ToolSpec::for_server_tool("toolhost", ServerTool::new(name, finder_schema(), None))
+}
+
+/// A registry of the finder named `name` alone.
+fn finder_only(name: &str) -> Registry {
+    Registry::from_specs([bare_finder(name)])
 }
 
 /// The finder's parameters.
@@ -144,14 +156,6 @@ fn finder_schema() -> Value {
         "required": ["query"],
         "additionalProperties": false
     })
-}
-
-/// `spec`'s definition in `format`, named as `registry` shows it.
-fn definition(registry: &Registry, spec: &ToolSpec, format: ToolFormat) -> Value {
-    match (format, registry.provider_name(&spec.name)) {
-        (ToolFormat::Mcp, _) | (_, None) => spec.definition(format),
-        (_, Some(shown)) => spec.definition_named(format, shown),
-    }
 }
 
 impl Host {
@@ -207,26 +211,9 @@ impl Host {
             Arguments::Json(value) => binder.bind_into(&resolved.name, value, &mut repairs),
             Arguments::Text(text) => binder.bind_text_into(&resolved.name, text, &mut repairs),
         };
-        let result = bound.map(|arguments| disclosure.find(&registry, &arguments));
-        Some(finder_outcome(resolved, repairs, result))
-    }
-}
-
-/// The outcome of a finder's call, its name's repair first.
-fn finder_outcome(
-    resolved: Resolved,
-    mut repairs: Vec<Repair>,
-    result: Result<Value, ToolError>,
-) -> super::CallOutcome {
-    if let Some(from) = &resolved.repaired_from {
-        repairs.insert(0, Repair::ToolName { from: from.clone(), to: resolved.name.clone() });
-    }
-    super::CallOutcome {
-        tool: Some(resolved.name),
-        repaired_from: resolved.repaired_from,
-        repairs,
-        result,
-        content: Vec::new(),
+        let found =
+            bound.map(|arguments| Returned { value: disclosure.find(&registry, &arguments), content: Vec::new() });
+        Some(super::CallOutcome::of(resolved, repairs, found))
     }
 }
 
@@ -298,7 +285,7 @@ impl<'a> DefinitionsRequest<'a> {
         let mut tools = Vec::new();
         let mut given = std::collections::HashSet::new();
         for spec in &shown {
-            let definition = definition(&registry, spec, self.format);
+            let definition = registry.definition(spec, self.format);
             if budget.take(&definition) {
                 given.insert(spec.name.as_str());
                 tools.push(definition);

@@ -182,12 +182,15 @@ impl Registry {
     /// [`Registry::provider_name`] says for a provider's format, by the registered
     /// name for MCP's.
     pub fn definitions(&self, format: ToolFormat) -> Vec<serde_json::Value> {
-        self.specs()
-            .map(|spec| match (format, self.provider_name(&spec.name)) {
-                (ToolFormat::Mcp, _) | (_, None) => spec.definition(format),
-                (_, Some(shown)) => spec.definition_named(format, shown),
-            })
-            .collect()
+        self.specs().map(|spec| self.definition(spec, format)).collect()
+    }
+
+    /// `spec`'s definition in `format`, named as [`Registry::definitions`] names it.
+    pub(crate) fn definition(&self, spec: &ToolSpec, format: ToolFormat) -> serde_json::Value {
+        match (format, self.provider_name(&spec.name)) {
+            (ToolFormat::Mcp, _) | (_, None) => spec.definition(format),
+            (_, Some(shown)) => spec.definition_named(format, shown),
+        }
     }
 
     /// Prepares the hint candidates and the inventory once the names are final.
