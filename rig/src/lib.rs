@@ -1,6 +1,7 @@
 //! toolhost's tools for agents built on [rig](https://docs.rs/rig-agent): every
-//! tool of a [`Host`] as a rig [`DynamicTool`], and [`RepairHook`], which repairs
-//! the calls rig cannot dispatch as the model wrote them.
+//! tool of a [`Host`] as a rig [`DynamicTool`], [`RepairHook`], which repairs the
+//! calls rig cannot dispatch as the model wrote them, and [`ToolIndex`], which
+//! offers the model only the tools that fit each prompt (rig's retrieved tools).
 //!
 //! Tools are offered under the names every provider's API takes (`uber.ride` is
 //! `uber_ride`, see [`Host::provider_name`]); a call's arguments go through the
@@ -21,15 +22,35 @@
 //!         .build())
 //! }
 //! ```
+//!
+//! With many tools, give rig all of them to retrieve from and let the host's tool
+//! search pick the few each prompt is offered:
+//!
+//! ```no_run
+//! # use rig_agent::AgentBuilder;
+//! # use rig_agent::core::{DynModel, operation::Completion};
+//! # fn agent(model: DynModel<Completion>, host: toolhost::Host) -> rig_agent::Agent {
+//! AgentBuilder::new(model)
+//!     .retrieved_tools(5, toolhost_rig::ToolIndex::new(host.clone()), toolhost_rig::toolset(&host))
+//!     .add_hook(toolhost_rig::RepairHook::new(host))
+//!     .build()
+//! # }
+//! ```
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use rig_agent::agent::{AgentHook, HookContext};
 use rig_agent::run::{InvalidToolCallAction, InvalidToolCallContext, InvalidToolCallReason};
+use rig_agent::tool::ToolSet;
 use rig_core::completion::message::{ImageMediaType, MimeType, ToolName, ToolResultContent};
 use rig_core::tool::{DynamicTool, ToolErrorKind, ToolExecutionError, ToolOutput};
+use rig_core::vector_store::request::{Filter, FilterError};
+use rig_core::vector_store::{
+    VectorSearchIdResult, VectorSearchRequest, VectorSearchResult, VectorStoreError, VectorStoreIndex,
+};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
-use toolhost::{CallOutcome, Content, Host, ToolError, ToolSpec};
+use toolhost::{CallOutcome, Content, Host, ToolError, ToolFormat, ToolSpec};
 
 /// Every active tool of `host`, as rig tools. Each is bound to its tool's
 /// registered name; tools a later reload adds need a new call of this function.
@@ -50,6 +71,66 @@ fn tool_for(host: &Host, spec: &ToolSpec) -> Option<DynamicTool> {
         let (host, registered) = (host.clone(), registered.clone());
         Box::pin(async move { answer(host.request(&registered).arguments(&arguments).run_async().await) })
     }))
+}
+
+/// Every active tool of `host` as a rig toolset, for `retrieved_tools` beside a
+/// [`ToolIndex`] (rig offers each tool only when the index finds it for a prompt).
+pub fn toolset(host: &Host) -> ToolSet {
+    ToolSet::from_dynamic_tools(tools(host))
+}
+
+/// The host's tool search ([`Host::search_tools`]) as a rig vector store index, for
+/// `AgentBuilder::retrieved_tools`: each prompt is searched for by its words (the
+/// tools' names, descriptions and parameters; no embedding model, no network), and
+/// the tools that fit, best first, are the ones the model is offered. Ids are the
+/// names [`tools`] gives the tools; a document is the tool's definition in
+/// OpenAI's format. It takes no filter.
+#[derive(Clone)]
+pub struct ToolIndex {
+    host: Host,
+}
+
+impl ToolIndex {
+    /// An index of `host`'s active tools, kept current by its reloads.
+    pub fn new(host: Host) -> ToolIndex {
+        ToolIndex { host }
+    }
+
+    /// The tools that fit `request`'s query, best first: score, provider name and spec.
+    fn found(&self, request: &VectorSearchRequest<Filter<Value>>) -> Result<Vec<(f64, String, ToolSpec)>, FilterError> {
+        if request.filter().is_some() {
+            return Err(FilterError::TypeError("toolhost's tool index takes no filter".into()));
+        }
+        let most = usize::try_from(request.samples()).unwrap_or(usize::MAX);
+        let found = self.host.search_tools(request.query(), most).into_iter().filter_map(|found| {
+            let spec = self.host.tool(&found.name)?;
+            Some((f64::from(found.score), self.host.provider_name(&spec.name)?, spec))
+        });
+        Ok(found.filter(|(score, ..)| request.threshold().is_none_or(|least| *score >= least)).collect())
+    }
+}
+
+impl VectorStoreIndex for ToolIndex {
+    type Filter = Filter<Value>;
+
+    async fn top_n<T: DeserializeOwned + Send>(
+        &self,
+        request: VectorSearchRequest<Filter<Value>>,
+    ) -> Result<Vec<VectorSearchResult<T>>, VectorStoreError> {
+        let documents = self.found(&request)?.into_iter().map(|(score, id, spec)| {
+            let mut definition = spec.definition(ToolFormat::OpenAiChat);
+            definition["function"]["name"] = Value::from(id.as_str());
+            Ok(VectorSearchResult { score, id, document: serde_json::from_value(definition)? })
+        });
+        Ok(documents.collect::<Result<_, serde_json::Error>>()?)
+    }
+
+    async fn top_n_ids(
+        &self,
+        request: VectorSearchRequest<Filter<Value>>,
+    ) -> Result<Vec<VectorSearchIdResult>, VectorStoreError> {
+        Ok(self.found(&request)?.into_iter().map(|(score, id, _)| VectorSearchIdResult { score, id }).collect())
+    }
 }
 
 /// A call's outcome as rig takes a tool's: its value and content, or its

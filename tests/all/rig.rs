@@ -70,15 +70,30 @@ async fn serve(replies: Vec<Value>) -> (Arc<Script>, SocketAddr) {
 /// Runs a rig agent with `host`'s tools and the repair hook on `prompt`, its model
 /// the scripted `replies`: the agent's answer (or its error) and the requests it sent.
 fn run_agent(host: &Host, prompt: &str, replies: Vec<Value>) -> (Result<String, String>, Vec<Value>) {
+    run_agent_offering(host, None, prompt, replies)
+}
+
+/// [`run_agent`], its tools offered all at once or, with `retrieved`, that many of
+/// them for each prompt, as the host's tool search picks them (rig's retrieved tools).
+fn run_agent_offering(
+    host: &Host,
+    retrieved: Option<usize>,
+    prompt: &str,
+    replies: Vec<Value>,
+) -> (Result<String, String>, Vec<Value>) {
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
     runtime.block_on(async {
         let (script, address) = serve(replies).await;
         let openai = OpenAIConfig::new("test-key").with_base_url(format!("http://{address}/v1")).client();
-        let agent = AgentBuilder::new(openai.chat("scripted"))
-            .dynamic_tools(toolhost_rig::tools(host))
-            .add_hook(toolhost_rig::RepairHook::new(host.clone()))
-            .build();
+        let builder = AgentBuilder::new(openai.chat("scripted"));
+        let builder = match retrieved {
+            None => builder.dynamic_tools(toolhost_rig::tools(host)),
+            Some(most) => {
+                builder.retrieved_tools(most, toolhost_rig::ToolIndex::new(host.clone()), toolhost_rig::toolset(host))
+            }
+        };
+        let agent = builder.add_hook(toolhost_rig::RepairHook::new(host.clone())).build();
         // A retry (the hook's answer to a name no tool has) takes from this budget.
         let run = agent.prompt(prompt).max_turns(4).max_invalid_tool_call_retries(2);
         let answer = run.await.map(|r| r.to_string()).map_err(|e| e.to_string());
@@ -153,6 +168,29 @@ fn drifted_names_and_arguments_run_and_their_results_reach_the_model() {
     assert_eq!(text_of(tool_message(&requests[1], "call_2")), "120");
     let miles: f64 = text_of(tool_message(&requests[1], "call_3")).parse().expect("a number");
     assert!((miles - 3.106_855_961).abs() < 1e-6, "{miles}");
+}
+
+#[test]
+fn retrieved_tools_offer_the_model_only_the_tools_that_fit_the_prompt() {
+    let host = common::example_host_shared();
+    let replies = vec![
+        called(&[("call_1", "convert", r#"{"value": 26.2, "from": "mile", "to": "kilometer", "precision": 1}"#)]),
+        said("About 42.2 km."),
+    ];
+    let prompt = "Convert 26.2 miles to kilometres.";
+    let (answer, requests) = run_agent_offering(host, Some(3), prompt, replies);
+    assert_eq!(answer.as_deref(), Ok("About 42.2 km."));
+    let offered: Vec<&str> = requests[0]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["function"]["name"].as_str().expect("a name"))
+        .collect();
+    let searched: Vec<String> = host.search_tools(prompt, 3).into_iter().map(|found| found.name).collect();
+    assert_eq!(offered, searched, "the tools the search found for the prompt, in its order");
+    assert_eq!(offered[0], "convert", "{offered:?}");
+    assert!(offered.len() <= 3 && host.tools().len() > 30, "3 of {} tools: {offered:?}", host.tools().len());
+    assert_eq!(text_of(tool_message(&requests[1], "call_1")), "42.2");
 }
 
 #[test]
