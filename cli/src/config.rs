@@ -41,6 +41,7 @@
 //!
 //! [disclosure]                 # list these and find_tools, which finds the rest
 //! core = ["evaluate", "files.*"]
+//! caller = "call_tool"         # optional: and a tool that calls what it found
 //!
 //! [profiles.math]              # served at /mcp/math (stdio: --profile math)
 //! tools = ["evaluate", "gcd", "convert"]
@@ -132,16 +133,21 @@ pub(crate) struct DisclosureConfig {
     pub(crate) core: Vec<String>,
     /// The finder's name (`find_tools` unless given).
     pub(crate) finder: Option<String>,
+    /// A caller's name (`call_tool` is the usual), for clients that call only the tools listed.
+    pub(crate) caller: Option<String>,
 }
 
 impl DisclosureConfig {
     /// The disclosure it describes; a pattern that does not read is an error naming it.
     pub(crate) fn disclosure(&self) -> anyhow::Result<Disclosure> {
-        let disclosure = Disclosure::new(&self.core).context("[disclosure] core")?;
-        Ok(match &self.finder {
-            Some(name) => disclosure.finder_name(name),
-            None => disclosure,
-        })
+        let mut disclosure = Disclosure::new(&self.core).context("[disclosure] core")?;
+        if let Some(name) = &self.finder {
+            disclosure = disclosure.finder_name(name);
+        }
+        if let Some(name) = &self.caller {
+            disclosure = disclosure.caller(name);
+        }
+        Ok(disclosure)
     }
 }
 
@@ -399,7 +405,8 @@ impl Config {
         let mut lines = Vec::new();
         if let Some(disclosure) = &self.disclosure {
             let finder = disclosure.finder.as_deref().unwrap_or(toolhost::FINDER_NAME);
-            lines.push(format!("listed: {finder} and the tools matching [{}]", disclosure.core.join(", ")));
+            let caller = disclosure.caller.as_ref().map(|caller| format!(", {caller}")).unwrap_or_default();
+            lines.push(format!("listed: {finder}{caller} and the tools matching [{}]", disclosure.core.join(", ")));
         }
         for (name, profile) in &self.profiles {
             let shown = profile.disclose.as_ref().map(|core| format!(", listing find_tools and [{}]", core.join(", ")));

@@ -67,8 +67,8 @@ mod tool;
 pub use error::{LoadError, ToolError};
 pub use extract::{Dialect, ExtractedCall, Extraction};
 pub use host::{
-    CallOutcome, CallRequest, Definitions, DefinitionsRequest, Disclosure, FINDER_NAME, Host, HostBuilder, HostStats,
-    Profile, RepairedCall,
+    CALLER_NAME, CallOutcome, CallRequest, Definitions, DefinitionsRequest, Disclosure, FINDER_NAME, Host, HostBuilder,
+    HostStats, Profile, RepairedCall,
 };
 pub use invoke::PrewarmState;
 pub use load::{ComponentReport, LoadReport, Provenance};

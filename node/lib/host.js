@@ -31,6 +31,15 @@ class Host {
     return this._native.tools();
   }
 
+  /**
+   * The tools a model is shown, as `tools()` has them: every active tool, or a
+   * disclosing host's `find_tools`, its caller and its core. The framework adapters
+   * give these.
+   */
+  shownTools() {
+    return this._native.shownTools();
+  }
+
   /** The active tool registered under exactly `name`, or null. */
   tool(name) {
     return this._native.tool(String(name)) ?? null;
@@ -113,10 +122,13 @@ class Host {
   /**
    * A host that shows a model the tools matching `core` (name patterns) and
    * `find_tools`, which searches the others by what they do and returns their
-   * definitions in `format`; every tool stays callable. Throws ToolsetError.
+   * definitions in `format`; every tool stays callable. With `caller`
+   * (`'call_tool'`), one more tool calls any tool by its name and arguments: for
+   * frameworks that run only the tools they were given (LangChain, the OpenAI
+   * Agents SDK). Throws ToolsetError.
    */
-  disclosing(core = [], format = 'openai') {
-    return new Host(native(() => this._native.disclosing(core.map(String), format)));
+  disclosing(core = [], format = 'openai', { caller } = {}) {
+    return new Host(native(() => this._native.disclosing(core.map(String), format, caller ?? null)));
   }
 
   /** A host whose tools are only `names`, sharing this one's components; throws ToolsetError. */

@@ -145,6 +145,8 @@ export class Host {
   /** Loads every component in `plugins` (a folder, a `.wasm` file, or a list of them). Rejects with LoadError. */
   static load(plugins: string | string[], options?: HostOptions): Promise<Host>;
   tools(): Tool[];
+  /** The tools a model is shown: every tool, or a disclosing host's finder, caller and core. */
+  shownTools(): Tool[];
   tool(name: string): Tool | null;
   /** The tools that best fit a task in words (or a made-up name), best first. */
   searchTools(query: string, limit?: number): Array<Tool & { score: number }>;
@@ -162,8 +164,8 @@ export class Host {
     format?: ToolFormat,
     budget?: { most?: number; maxBytes?: number; task?: string },
   ): { tools: Json[]; leftOut: string[] };
-  /** A host showing the tools matching `core` and `find_tools`; every tool stays callable. */
-  disclosing(core?: string[], format?: ToolFormat): Host;
+  /** A host showing the tools matching `core` and `find_tools` (and `caller`, when named); every tool stays callable. */
+  disclosing(core?: string[], format?: ToolFormat, options?: { caller?: string }): Host;
   toolset(names: string[]): Host;
   extractCalls(reply: string): { calls: ExtractedCall[]; rejected: ExtractedCall[]; summary: string };
   dispatchCall(call: ExtractedCall): Promise<CallOutcome>;

@@ -5,14 +5,16 @@ const { tool } = require('@openai/agents');
 const { asText, providerSchemas } = require('./schemas');
 
 /**
- * Every tool of `host` as an Agents SDK function tool (non-strict JSON Schema); a
- * failed call answers the model with the corrective message. The SDK reads the
+ * Every tool `host` shows a model (see `shownTools`) as an Agents SDK function tool
+ * (non-strict JSON Schema); a failed call answers the model with the corrective
+ * message. On a host disclosing with a caller these are `find_tools`, `call_tool`
+ * and the core: the model calls what it found through `call_tool`. The SDK reads the
  * model's argument text itself before a tool sees it: wrap the model with
  * `repairingModel` to have that text (and the tool's name) repaired first.
  */
 function openaiAgentsTools(host) {
   const schemas = providerSchemas(host);
-  return host.tools().map((spec) => {
+  return host.shownTools().map((spec) => {
     const functionTool = tool({
       name: spec.providerName,
       description: spec.description,

@@ -11,9 +11,19 @@ function providerSchemas(host) {
   return schemas;
 }
 
-/** A result as the text of a tool message: strings as they are, the rest as JSON. */
+/**
+ * A result as the text of a tool message: strings as they are, the rest as JSON, a
+ * bigint (a 64-bit integer beyond 2^53, as a schema's bounds in the definitions
+ * `find_tools` returns) written as its digits.
+ */
 function asText(value) {
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value, (_, inner) => (typeof inner === 'bigint' ? exactly(inner) : inner));
+}
+
+/** A bigint as JSON keeps it: its digits (JSON.rawJSON, Node 21+), else the nearest number. */
+function exactly(bigint) {
+  return typeof JSON.rawJSON === 'function' ? JSON.rawJSON(bigint.toString()) : Number(bigint);
 }
 
 module.exports = { providerSchemas, asText };

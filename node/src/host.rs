@@ -42,6 +42,16 @@ impl NativeHost {
         self.host.tools().iter().map(|spec| tool_json(spec, self.host.provider_name(&spec.name))).collect()
     }
 
+    /// The tools a model is shown, as `tools` has them: every active tool, or a
+    /// disclosing host's `find_tools`, its caller and its core.
+    #[napi]
+    pub fn shown_tools(&self) -> Vec<Value> {
+        let provider_name = |spec: &toolhost::ToolSpec| {
+            self.host.provider_name(&spec.name).unwrap_or_else(|| spec.name_in(toolhost::ToolFormat::OpenAiChat))
+        };
+        self.host.shown_tools().iter().map(|spec| tool_json(spec, Some(provider_name(spec)))).collect()
+    }
+
     /// The active tool registered under exactly `name`, as `tools` has it, or null.
     #[napi]
     pub fn tool(&self, name: String) -> Option<Value> {
@@ -147,13 +157,17 @@ impl NativeHost {
     }
 
     /// A host showing the tools matching `core` and `find_tools`, which returns the
-    /// definitions it finds in `format`; every tool stays callable. Throws a
-    /// `ToolsetError` for a pattern that does not read.
+    /// definitions it finds in `format` (and `caller`, when named, which calls any
+    /// tool by name); every tool stays callable. Throws a `ToolsetError` for a
+    /// pattern that does not read.
     #[napi]
-    pub fn disclosing(&self, core: Vec<String>, format: String) -> Result<NativeHost, Failure> {
-        let disclosure = Disclosure::new(&core).map_err(|e| failure("ToolsetError", &e.to_string()))?;
-        let host = self.host.disclosing(disclosure.format(tool_format(&format)?));
-        Ok(NativeHost { host })
+    pub fn disclosing(&self, core: Vec<String>, format: String, caller: Option<String>) -> Result<NativeHost, Failure> {
+        let mut disclosure = Disclosure::new(&core).map_err(|e| failure("ToolsetError", &e.to_string()))?;
+        disclosure = disclosure.format(tool_format(&format)?);
+        if let Some(name) = caller {
+            disclosure = disclosure.caller(&name);
+        }
+        Ok(NativeHost { host: self.host.disclosing(disclosure) })
     }
 
     /// A host whose tools are only `names`, sharing this one's components; throws a

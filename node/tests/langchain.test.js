@@ -34,3 +34,19 @@ test('a tool call runs in the sandbox and comes back as a ToolMessage', async ()
     return true;
   });
 });
+
+test('a disclosing host with a caller: find_tools, then call_tool, as tool calls', async () => {
+  const tools = host.disclosing(['evaluate'], 'openai', { caller: 'call_tool' }).langchainTools();
+  assert.deepEqual(tools.map((tool) => tool.name), ['find_tools', 'call_tool', 'evaluate']);
+  const [finder, caller] = tools;
+  const found = await finder.invoke({ name: 'find_tools', args: { query: 'convert miles to kilometres', limit: 2 }, id: 'call-1', type: 'tool_call' });
+  const definition = JSON.parse(found.content).tools[0];
+  assert.equal(definition.function.name, 'convert');
+  const args = { name: 'convert', arguments: { value: 2, from: 'kilometer', to: 'meter' } };
+  const called = await caller.invoke({ name: 'call_tool', args, id: 'call-2', type: 'tool_call' });
+  assert.equal(called.content, '2000');
+  await assert.rejects(caller.invoke({ name: 'gcd', arguments: { a: 1 } }), (error) => {
+    assert.ok(error instanceof ToolExecutionError && /'b'/.test(error.message), String(error));
+    return true;
+  });
+});

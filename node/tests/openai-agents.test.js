@@ -62,3 +62,33 @@ test('without repairingModel the SDK refuses argument text that is not JSON', as
   const outputs = result.newItems.filter((item) => item.type === 'tool_call_output_item').map((item) => item.output);
   assert.doesNotMatch(String(outputs[0]), /^120$/);
 });
+
+test('a disclosing host with a caller: the agent finds a tool, then calls it through call_tool', async () => {
+  const shown = host.disclosing(['evaluate'], 'openai', { caller: 'call_tool' });
+  const requests = [];
+  const outputOf = (request) => request.input.filter((item) => item.type === 'function_call_result').at(-1).output;
+  const model = {
+    async getResponse(request) {
+      requests.push(request);
+      const call = (name, args) => ({ type: 'function_call', callId: `call-${requests.length}`, name, arguments: JSON.stringify(args), status: 'completed' });
+      let output;
+      if (requests.length === 1) {
+        output = [call('find_tools', { query: 'greatest common divisor of two numbers' })];
+      } else if (requests.length === 2) {
+        const found = JSON.parse(outputOf(request).text)['tools'][0].function.name;
+        output = [call('call_tool', { name: found, arguments: { a: 12, b: '18' } })];
+      } else {
+        output = [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: `It is ${outputOf(request).text}.` }] }];
+      }
+      return { output, usage: new Usage(), responseId: `response-${requests.length}` };
+    },
+    async *getStreamedResponse() {
+      throw new Error('not streamed in these tests');
+    },
+  };
+  const agent = new Agent({ name: 'maths', instructions: 'use the tools', model, tools: shown.openaiAgentsTools() });
+  const result = await new Runner({ tracingDisabled: true }).run(agent, 'What is the gcd of 12 and 18?');
+  assert.deepEqual(requests[0].tools.map((tool) => tool.name), ['find_tools', 'call_tool', 'evaluate']);
+  assert.match(requests[0].tools[0].description, /through call_tool/);
+  assert.equal(result.finalOutput, 'It is 6.');
+});

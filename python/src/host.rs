@@ -80,6 +80,12 @@ impl PyHost {
         self.host.tools().into_iter().map(|spec| PyTool { spec }).collect()
     }
 
+    /// The tools a model is shown: every active tool, or a disclosing host's
+    /// `find_tools`, its caller if it has one, and its core. `functions()` gives these.
+    fn shown_tools(&self) -> Vec<PyTool> {
+        self.host.shown_tools().into_iter().map(|spec| PyTool { spec }).collect()
+    }
+
     /// The active tool registered under exactly `name`, or None.
     fn tool(&self, name: &str) -> Option<PyTool> {
         self.host.tool(name).map(|spec| PyTool { spec })
@@ -259,14 +265,26 @@ impl PyHost {
 
     /// A host that shows a model the tools matching `core` (name patterns) and
     /// `find_tools`, which searches the others by what they do and returns their
-    /// definitions in `format`; every tool stays callable by its name. A pattern that
-    /// does not read raises `ToolsetError`.
-    #[pyo3(signature = (core, format="openai", finder=None))]
-    fn disclosing(&self, py: Python<'_>, core: Vec<String>, format: &str, finder: Option<&str>) -> PyResult<PyHost> {
+    /// definitions in `format`; every tool stays callable by its name. With `caller`
+    /// (`"call_tool"`), one more tool calls any tool by name and arguments: for
+    /// frameworks that run only the tools they were given. A pattern that does not
+    /// read raises `ToolsetError`.
+    #[pyo3(signature = (core, format="openai", finder=None, caller=None))]
+    fn disclosing(
+        &self,
+        py: Python<'_>,
+        core: Vec<String>,
+        format: &str,
+        finder: Option<&str>,
+        caller: Option<&str>,
+    ) -> PyResult<PyHost> {
         let mut disclosure = Disclosure::new(&core).map_err(|e| errors::toolset_error(py, &e))?;
         disclosure = disclosure.format(convert::tool_format(format)?);
         if let Some(name) = finder {
             disclosure = disclosure.finder_name(name);
+        }
+        if let Some(name) = caller {
+            disclosure = disclosure.caller(name);
         }
         Ok(PyHost { host: self.host.disclosing(disclosure) })
     }
@@ -278,7 +296,7 @@ impl PyHost {
         Ok(PyHost { host })
     }
 
-    /// One plain Python function per tool, with a signature built from the tool's
+    /// One plain Python function per tool shown (see `shown_tools`), with a signature built from the tool's
     /// parameters and a docstring from its description, for agent frameworks that
     /// take functions as tools. Calling one runs the tool; a failure raises
     /// `ToolExecutionError`, or with `errors="return"` comes back as its `to_dict()`.

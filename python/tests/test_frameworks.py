@@ -2,6 +2,7 @@
 its tool schema by reading the function, and each runs it through its own
 tool-execution entry point, the way it does after a model's tool call (no model here)."""
 
+import ast
 import asyncio
 import inspect
 import json
@@ -126,3 +127,69 @@ def test_praisonai_agent_execute_tool(examples, monkeypatch):
     # PraisonAI describes the function to the model from its signature and docstring.
     described = json.dumps(agent._format_tools_for_completion())
     assert '"from_"' in described and "Converts a value" in described
+
+
+# --- a disclosing host: the finder, then the caller ---------------------------------------
+
+
+def test_openai_agents_run_finds_a_tool_and_calls_it_through_the_caller(examples):
+    """A whole Agents SDK run with a scripted model (the SDK's Model interface): it is
+    given find_tools, call_tool and the core; it finds gcd, then calls it through
+    call_tool, and reads the result."""
+    from agents import Agent, ModelResponse, Runner, Usage, function_tool
+    from agents.models.interface import Model
+    from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
+
+    shown = examples.disclosing(["evaluate"], caller="call_tool")
+    # call_tool takes any tool's arguments: an open object, which strict schemas refuse.
+    tools = [function_tool(function, strict_mode=False, failure_error_function=lambda context, error: str(error))
+             for function in shown.functions()]
+    offered, outputs = [], []
+
+    class Scripted(Model):
+        async def get_response(self, system_instructions, input, model_settings, tools, output_schema, handoffs,
+                               tracing, *, previous_response_id=None, conversation_id=None, prompt=None):
+            offered.append([tool.name for tool in tools])
+            outputs.extend(item["output"] for item in input if isinstance(item, dict) and item.get("type") == "function_call_output")
+            turn = len(offered)
+            if turn == 1:
+                output = [ResponseFunctionToolCall(type="function_call", id="fc_1", call_id="call_1", name="find_tools",
+                                                   arguments='{"query": "greatest common divisor of two numbers"}')]
+            elif turn == 2:
+                # The SDK hands the model a result that is no string as str() makes it.
+                found = ast.literal_eval(outputs[-1])["tools"]
+                output = [ResponseFunctionToolCall(type="function_call", id="fc_2", call_id="call_2", name="call_tool",
+                                                   arguments=json.dumps({"name": found[0]["function"]["name"],
+                                                                         "arguments": {"a": 12, "b": "18"}}))]
+            else:
+                text = ResponseOutputText(type="output_text", text=f"It is {outputs[-1]}.", annotations=[])
+                output = [ResponseOutputMessage(type="message", id="msg_1", role="assistant", status="completed", content=[text])]
+            return ModelResponse(output=output, usage=Usage(), response_id=None)
+
+        def stream_response(self, *args, **kwargs):
+            raise NotImplementedError
+
+    agent = Agent(name="maths", instructions="Use the tools.", tools=tools, model=Scripted())
+    result = asyncio.run(Runner.run(agent, "What is the greatest common divisor of 12 and 18?"))
+    assert offered == [["find_tools", "call_tool", "evaluate"]] * 3
+    assert ast.literal_eval(outputs[0])["tools"][0]["function"]["name"] == "gcd"
+    assert result.final_output == "It is 6."
+
+
+def test_langchain_runs_the_finder_and_the_caller_as_tool_calls(examples):
+    from langchain_core.tools import StructuredTool
+
+    shown = examples.disclosing(["evaluate"], format="anthropic", caller="call_tool")
+    tools = {tool.name: tool for tool in map(StructuredTool.from_function, shown.functions(errors="return"))}
+    assert list(tools) == ["find_tools", "call_tool", "evaluate"]
+    assert "through call_tool" in tools["find_tools"].description
+    found = tools["find_tools"].invoke({"type": "tool_call", "id": "call_1", "name": "find_tools",
+                                        "args": {"query": "convert miles to kilometres", "limit": 2}})
+    definition = json.loads(found.content)["tools"][0]
+    assert definition["name"] == "convert" and "input_schema" in definition
+    called = tools["call_tool"].invoke({"type": "tool_call", "id": "call_2", "name": "call_tool",
+                                        "args": {"name": "convert", "arguments": {"value": 1, "from": "mile", "to": "gram"}}})
+    assert json.loads(called.content)["error"] == MILE_TO_GRAM
+    called = tools["call_tool"].invoke({"type": "tool_call", "id": "call_3", "name": "call_tool",
+                                        "args": {"name": "convert", "arguments": {"value": 2, "from": "kilometer", "to": "meter"}}})
+    assert called.content == "2000.0"

@@ -34,8 +34,9 @@ __all__ = ["tool_functions", "tool_function", "annotation_for"]
 
 
 def tool_functions(host: Any, errors: str = "raise") -> List[Callable[..., Any]]:
-    """One function per active tool of ``host``, sorted by name (see ``tool_function``)."""
-    return [tool_function(host, tool, errors) for tool in host.tools()]
+    """One function per tool ``host`` shows a model (see ``tool_function``): every active
+    tool, sorted by name, or a disclosing host's ``find_tools``, its caller and its core."""
+    return [tool_function(host, tool, errors) for tool in host.shown_tools()]
 
 
 def tool_function(host: Any, tool: Any, errors: str = "raise") -> Callable[..., Any]:

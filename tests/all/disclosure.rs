@@ -61,6 +61,52 @@ fn a_disclosing_host_shows_its_core_and_the_finder_and_runs_what_was_found() {
 }
 
 #[test]
+fn a_caller_runs_what_the_finder_found_for_frameworks_that_call_only_what_they_were_given() {
+    let host = common::example_host_shared();
+    let shown = host.disclosing(Disclosure::new(&["evaluate"]).unwrap().caller(toolhost::CALLER_NAME));
+    let listed: Vec<String> = shown.shown_tools().into_iter().map(|spec| spec.name).collect();
+    assert_eq!(listed, ["find_tools", "call_tool", "evaluate"]);
+    let finder = &shown.shown_tools()[0];
+    assert!(
+        finder.description.contains("through call_tool, with its name and its arguments"),
+        "{}",
+        finder.description
+    );
+
+    // Found, then called through the caller: a drifted name and a number as text repaired.
+    let found = shown.call("find_tools", &json!({"query": "greatest common divisor"})).unwrap();
+    assert_eq!(found["tools"][0]["name"], "gcd", "{found}");
+    let outcome = shown.request("callTool").text(r#"{"name": "GCD", "arguments": {"a": "12", "b": 18}}"#).run();
+    assert_eq!(outcome.result, Ok(json!(6)), "{outcome:?}");
+    assert_eq!(outcome.tool.as_deref(), Some("gcd"), "the outcome is the tool's");
+    let repairs: Vec<String> = outcome.repairs.iter().map(ToString::to_string).collect();
+    assert!(repairs[0].contains("callTool") && repairs.iter().any(|r| r.contains("GCD")), "{repairs:?}");
+    assert!(repairs.iter().any(|r| r.contains("\"12\"")), "{repairs:?}");
+
+    // Async too; and what is wrong comes back as the message for the model.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let called = json!({"name": "convert", "arguments": {"value": 1, "from": "mile", "to": "kilometer"}});
+    let outcome = runtime.block_on(shown.request("call_tool").arguments(&called).run_async());
+    assert!((outcome.result.unwrap().as_f64().unwrap() - 1.609).abs() < 0.01);
+    let wrong = shown.call("call_tool", &json!({"name": "gcd", "arguments": {"a": 12}})).unwrap_err();
+    assert!(wrong.to_string().contains("'b'"), "{wrong}");
+    let unknown = shown.call("call_tool", &json!({"name": "teleport", "arguments": {}})).unwrap_err();
+    assert_eq!(unknown.kind(), "unknown_tool");
+    let itself = shown.call("call_tool", &json!({"name": "call_tool", "arguments": {"name": "gcd"}})).unwrap_err();
+    assert!(itself.to_string().contains("a tool other than call_tool"), "{itself}");
+    // The finder through the caller is a search.
+    let searched = shown.call("call_tool", &json!({"name": "find_tools", "arguments": {"query": "slugify"}})).unwrap();
+    assert!(searched["tools"].as_array().is_some_and(|tools| !tools.is_empty()), "{searched}");
+    // A caller's toolset (per-caller access) calls only its own tools through it.
+    let limited = shown.toolset(&["evaluate", "gcd"]).unwrap();
+    assert_eq!(limited.call("call_tool", &json!({"name": "gcd", "arguments": {"a": 4, "b": 6}})), Ok(json!(2)));
+    assert_eq!(limited.call("call_tool", &called).unwrap_err().kind(), "unknown_tool");
+    // Without a caller, its name is no tool.
+    let plain = host.disclosing(Disclosure::new(&["evaluate"]).unwrap());
+    assert_eq!(plain.call("call_tool", &called).unwrap_err().kind(), "unknown_tool");
+}
+
+#[test]
 fn a_toolset_of_a_disclosing_host_finds_only_its_own_tools() {
     let host = common::example_host_shared().disclosing(Disclosure::new::<&str>(&[]).unwrap());
     let caller = host.toolset_matching(&["word_*", "evaluate"]).unwrap();
@@ -127,10 +173,14 @@ fn a_bad_core_pattern_is_refused_by_name() {
     assert_eq!(check.status.code(), Some(2));
     let said = String::from_utf8_lossy(&check.stderr);
     assert!(said.contains("[disclosure] core") && said.contains("'['"), "{said}");
-    std::fs::write(&config, "[disclosure]\ncore = [\"evaluate\"]\nfinder = \"search_tools\"\n").unwrap();
+    std::fs::write(&config, "[disclosure]\ncore = [\"evaluate\"]\nfinder = \"search_tools\"\ncaller = \"run_tool\"\n")
+        .unwrap();
     let check = config_check(&config);
     assert!(check.status.success(), "{check:?}");
-    assert!(String::from_utf8_lossy(&check.stdout).contains("listed: search_tools and the tools matching [evaluate]"));
+    assert!(
+        String::from_utf8_lossy(&check.stdout)
+            .contains("listed: search_tools, run_tool and the tools matching [evaluate]")
+    );
 }
 
 #[test]

@@ -131,10 +131,7 @@ pub(crate) fn bind_for_server(
     repairs: &mut Vec<Repair>,
 ) -> Result<Value, ToolError> {
     if spec.shaping.is_empty() {
-        return match arguments {
-            Arguments::Json(value) => binder.bind_into(tool, value, repairs),
-            Arguments::Text(text) => binder.bind_text_into(tool, text, repairs),
-        };
+        return binder.bind_arguments(tool, arguments, repairs);
     }
     let read;
     let value = match arguments {

@@ -2,20 +2,26 @@
 //! budget (a number of tools, a size) saying what it left out, and progressive
 //! disclosure ([`Host::disclosing`]): a core of the tools plus one more, the finder,
 //! which searches the rest by what they do and returns their definitions. Every
-//! active tool stays callable, shown or not.
+//! active tool stays callable, shown or not; for clients and frameworks that call
+//! only what they were shown, a disclosure can show a caller too, which runs any
+//! tool by name.
 
 use std::sync::Arc;
 
 use globset::GlobSet;
 use serde_json::{Value, json};
 
-use super::Host;
+use super::{CallOutcome, Host};
 use crate::bind::{Arguments, SchemaBinder};
+use crate::error::ToolError;
 use crate::resolve::{Registry, Resolved, ToolsetError, glob_set};
-use crate::tool::{Returned, ServerTool, ToolAnnotations, ToolFormat, ToolSpec};
+use crate::tool::{Repair, Returned, ServerTool, ToolAnnotations, ToolFormat, ToolSpec};
 
 /// The finder's name unless [`Disclosure::finder_name`] gives another.
 pub const FINDER_NAME: &str = "find_tools";
+
+/// The caller's name unless [`Disclosure::caller`] gives another.
+pub const CALLER_NAME: &str = "call_tool";
 
 /// The most tools one search of the finder returns, and how many unless asked.
 const MOST_FOUND: usize = 20;
@@ -36,8 +42,9 @@ pub struct Disclosure {
     core: Vec<String>,
     matcher: GlobSet,
     finder: String,
-    /// The finder alone, to resolve a call's name against (a drift of it repaired).
-    finder_only: Arc<Registry>,
+    caller: Option<String>,
+    /// The finder and the caller, to resolve a call's name against (a drift repaired).
+    own: Arc<Registry>,
     format: ToolFormat,
 }
 
@@ -50,7 +57,8 @@ impl Disclosure {
             core: core.iter().map(|pattern| pattern.as_ref().to_string()).collect(),
             matcher: glob_set(core)?,
             finder: FINDER_NAME.to_string(),
-            finder_only: Arc::new(finder_only(FINDER_NAME)),
+            caller: None,
+            own: Arc::new(own_tools(FINDER_NAME, None)),
             format: ToolFormat::Mcp,
         })
     }
@@ -59,7 +67,19 @@ impl Disclosure {
     /// `find_tools`: the finder would hide it).
     #[must_use]
     pub fn finder_name(self, name: &str) -> Disclosure {
-        Disclosure { finder: name.to_string(), finder_only: Arc::new(finder_only(name)), ..self }
+        let own = Arc::new(own_tools(name, self.caller.as_deref()));
+        Disclosure { finder: name.to_string(), own, ..self }
+    }
+
+    /// Shows one more tool, named `name` ([`CALLER_NAME`] is the usual): it calls
+    /// any active tool by its name, with its arguments, as if the model had called
+    /// it. For clients and agent frameworks that run only the tools they were shown
+    /// when a run began (LangChain's, the OpenAI Agents SDK's): through it the
+    /// model calls what the finder found.
+    #[must_use]
+    pub fn caller(self, name: &str) -> Disclosure {
+        let own = Arc::new(own_tools(&self.finder, Some(name)));
+        Disclosure { caller: Some(name.to_string()), own, ..self }
     }
 
     /// The format of the definitions the finder returns (MCP's unless set): the one
@@ -72,6 +92,11 @@ impl Disclosure {
     /// The finder's name.
     pub fn finder(&self) -> &str {
         &self.finder
+    }
+
+    /// The caller's name, if the disclosure shows one.
+    pub fn caller_name(&self) -> Option<&str> {
+        self.caller.as_deref()
     }
 
     /// The core patterns, as given.
@@ -87,30 +112,48 @@ impl Disclosure {
     /// The finder as a tool, for `registry` (its description counts the tools it finds).
     pub(crate) fn finder_spec(&self, registry: &Registry) -> ToolSpec {
         let hidden = registry.specs().filter(|spec| !self.shows(&spec.name)).count();
-        let mut spec = bare_finder(&self.finder);
+        let then = match &self.caller {
+            Some(caller) => format!("Then call the one you need through {caller}, with its name and its arguments."),
+            None => "Then call the one you need by its name, as if it were listed.".to_string(),
+        };
+        let mut spec = own_tool(&self.finder, finder_schema());
         spec.title = "Find tools".into();
         spec.description = format!(
             "Finds the tools for a task among the {hidden} tools not listed here, by what they do. Describe \
              the task in a few words ('convert miles to kilometres'); each tool that fits comes back with its \
-             full definition. Then call the one you need by its name, as if it were listed."
+             full definition. {then}"
         );
         spec.annotations = ToolAnnotations { read_only: true, destructive: false, idempotent: true, open_world: false };
         spec
     }
 
-    /// The tools shown of `registry`, the finder first, then the core by name.
-    pub(crate) fn shown(&self, registry: &Registry) -> Vec<ToolSpec> {
-        let core = registry.specs().filter(|spec| self.shows(&spec.name)).cloned();
-        std::iter::once(self.finder_spec(registry)).chain(core).collect()
+    /// The caller as a tool, if the disclosure shows one.
+    fn caller_spec(&self) -> Option<ToolSpec> {
+        let mut spec = own_tool(self.caller.as_deref()?, caller_schema(&self.finder));
+        spec.title = "Call a tool".into();
+        spec.description = format!(
+            "Calls a tool that {} found, by its name, with the arguments its definition describes. The tool's \
+             result, or what was wrong with the call, comes back as this call's.",
+            self.finder
+        );
+        // It runs whatever tool it is given: nothing can be promised of it.
+        spec.annotations = ToolAnnotations { read_only: false, destructive: true, idempotent: false, open_world: true };
+        Some(spec)
     }
 
-    /// Whether a call of `name` on `registry` is the finder's: its name or a
-    /// repairable drift of it, unless a tool is registered under exactly `name`.
+    /// The tools shown of `registry`: the finder first, the caller, then the core by name.
+    pub(crate) fn shown(&self, registry: &Registry) -> Vec<ToolSpec> {
+        let core = registry.specs().filter(|spec| self.shows(&spec.name)).cloned();
+        std::iter::once(self.finder_spec(registry)).chain(self.caller_spec()).chain(core).collect()
+    }
+
+    /// Whether a call of `name` on `registry` is the finder's or the caller's: its
+    /// name or a repairable drift of it, unless a tool is registered under exactly `name`.
     fn resolve(&self, registry: &Registry, name: &str) -> Option<Resolved> {
         if registry.spec(name).is_some() {
             return None;
         }
-        self.finder_only.resolve(name).ok()
+        self.own.resolve(name).ok()
     }
 
     /// The finder's answer to `arguments` over `registry`: each tool that fits the
@@ -132,14 +175,28 @@ impl Disclosure {
     }
 }
 
-/// The finder named `name`, with its parameters and no more.
-fn bare_finder(name: &str) -> ToolSpec {
-    ToolSpec::for_server_tool("toolhost", ServerTool::new(name, finder_schema(), None))
+/// A tool of the disclosure's own named `name`, with its parameters and no more.
+fn own_tool(name: &str, schema: Value) -> ToolSpec {
+    ToolSpec::for_server_tool("toolhost", ServerTool::new(name, schema, None))
 }
 
-/// A registry of the finder named `name` alone.
-fn finder_only(name: &str) -> Registry {
-    Registry::from_specs([bare_finder(name)])
+/// A registry of the finder and the caller, as far as their names.
+fn own_tools(finder: &str, caller: Option<&str>) -> Registry {
+    let caller = caller.map(|caller| own_tool(caller, Value::Null));
+    Registry::from_specs(std::iter::once(own_tool(finder, finder_schema())).chain(caller))
+}
+
+/// The caller's parameters.
+fn caller_schema(finder: &str) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": format!("The tool's name, as {finder} gave it.")},
+            "arguments": {"type": "object", "description": "The tool's arguments, as its definition describes them."}
+        },
+        "required": ["name"],
+        "additionalProperties": false
+    })
 }
 
 /// The finder's parameters.
@@ -185,9 +242,15 @@ impl Host {
         self.disclosure.as_deref()
     }
 
-    /// The tools a model is shown, in order: every active tool, or a disclosing
-    /// host's finder and core.
-    pub(crate) fn shown_tools(&self, registry: &Registry) -> Vec<ToolSpec> {
+    /// The tools a model is shown, in order: every active tool (as
+    /// [`Host::tools`]), or a disclosing host's finder, its caller if it shows one,
+    /// and its core. An agent framework is given these.
+    pub fn shown_tools(&self) -> Vec<ToolSpec> {
+        self.shown_in(&self.registry())
+    }
+
+    /// The tools a model is shown of `registry` (see [`Host::shown_tools`]).
+    pub(crate) fn shown_in(&self, registry: &Registry) -> Vec<ToolSpec> {
         match &self.disclosure {
             Some(disclosure) => disclosure.shown(registry),
             None => registry.specs().cloned().collect(),
@@ -200,20 +263,80 @@ impl Host {
         DefinitionsRequest { host: self, format, most: None, max_bytes: None, task: None }
     }
 
-    /// The outcome of a call of `name` if it is the finder's (on a disclosing host).
-    pub(crate) fn finder_call(&self, name: &str, arguments: Arguments<'_>) -> Option<super::CallOutcome> {
+    /// What a call of `name` is if it is the finder's or the caller's (on a
+    /// disclosing host): the finder's outcome, or the call the caller makes.
+    pub(crate) fn own_call(&self, name: &str, arguments: Arguments<'_>) -> Option<OwnCall> {
         let disclosure = self.disclosure.as_deref()?;
         let registry = self.registry();
         let resolved = disclosure.resolve(&registry, name)?;
+        if disclosure.caller_name() == Some(resolved.name.as_str()) {
+            return Some(disclosure.forward(&registry, resolved, arguments));
+        }
         let mut repairs = Vec::new();
-        let binder = SchemaBinder::new(finder_schema());
-        let bound = match arguments {
-            Arguments::Json(value) => binder.bind_into(&resolved.name, value, &mut repairs),
-            Arguments::Text(text) => binder.bind_text_into(&resolved.name, text, &mut repairs),
-        };
+        let bound = SchemaBinder::new(finder_schema()).bind_arguments(&resolved.name, arguments, &mut repairs);
         let found =
             bound.map(|arguments| Returned { value: disclosure.find(&registry, &arguments), content: Vec::new() });
-        Some(super::CallOutcome::of(resolved, repairs, found))
+        Some(OwnCall::Done(CallOutcome::of(resolved, repairs, found)))
+    }
+}
+
+/// A call of a disclosing host's own tools: the finder's outcome, or the call the
+/// caller makes for the model.
+pub(crate) enum OwnCall {
+    /// The outcome, already (the finder's, or the caller's that calls nothing).
+    Done(CallOutcome),
+    /// The call to make, and what calling the caller repaired.
+    Forward(Forward),
+}
+
+/// The call the caller makes: a tool's name and arguments, and what reading the
+/// caller's own call repaired.
+pub(crate) struct Forward {
+    /// The name of the tool to call, as the model gave it.
+    pub(crate) name: String,
+    /// Its arguments: an object, or text the model wrote in its place.
+    pub(crate) arguments: Value,
+    caller: Resolved,
+    repairs: Vec<Repair>,
+}
+
+impl Forward {
+    /// The forwarded call's `outcome` with what reading the caller's call repaired first.
+    pub(crate) fn outcome(self, mut outcome: CallOutcome) -> CallOutcome {
+        let mut repairs = self.repairs;
+        if let Some(from) = self.caller.repaired_from {
+            repairs.insert(0, Repair::ToolName { from, to: self.caller.name });
+        }
+        outcome.repairs.splice(0..0, repairs);
+        outcome
+    }
+}
+
+impl Disclosure {
+    /// The call the caller's `arguments` ask for; or, when they do not read, or name
+    /// the caller itself, the outcome saying so.
+    fn forward(&self, registry: &Registry, caller: Resolved, arguments: Arguments<'_>) -> OwnCall {
+        let mut repairs = Vec::new();
+        let bound =
+            SchemaBinder::new(caller_schema(&self.finder)).bind_arguments(&caller.name, arguments, &mut repairs);
+        let bound = bound.and_then(|mut bound| {
+            let name = bound["name"].as_str().unwrap_or_default().to_string();
+            if self.resolve(registry, &name).is_some_and(|own| own.name == caller.name) {
+                let expected = format!("the name of a tool other than {}", caller.name);
+                return Err(ToolError::InvalidValue {
+                    tool: caller.name.clone(),
+                    path: "name".into(),
+                    expected,
+                    got: format!("{name:?}"),
+                });
+            }
+            let arguments = bound.get_mut("arguments").map_or_else(|| json!({}), Value::take);
+            Ok((name, arguments))
+        });
+        match bound {
+            Ok((name, arguments)) => OwnCall::Forward(Forward { name, arguments, caller, repairs }),
+            Err(error) => OwnCall::Done(CallOutcome::of(caller, repairs, Err(error))),
+        }
     }
 }
 
@@ -274,7 +397,7 @@ impl<'a> DefinitionsRequest<'a> {
     /// out and the next tried.
     pub fn get(self) -> Definitions {
         let registry = self.host.registry();
-        let mut shown = self.host.shown_tools(&registry);
+        let mut shown = self.host.shown_in(&registry);
         if let Some(task) = self.task {
             let finder = usize::from(self.host.disclosure.is_some());
             rank_for(&registry, task, &mut shown[finder..]);

@@ -19,7 +19,7 @@ use arc_swap::ArcSwap;
 use serde_json::Value;
 
 pub use builder::HostBuilder;
-pub use disclose::{Definitions, DefinitionsRequest, Disclosure, FINDER_NAME};
+pub use disclose::{CALLER_NAME, Definitions, DefinitionsRequest, Disclosure, FINDER_NAME};
 pub use profile::Profile;
 pub use request::CallRequest;
 

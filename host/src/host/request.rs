@@ -12,6 +12,7 @@ use std::time::Instant;
 use futures::future::Either;
 use serde_json::{Map, Value};
 
+use super::disclose::{Forward, OwnCall};
 #[cfg(feature = "mcp-servers")]
 use super::servers;
 use super::snapshot::{Snapshot, Target};
@@ -199,8 +200,14 @@ impl CallRequest<'_, Pending<()>> {
     /// Runs the call on this thread and waits for its outcome.
     pub fn run(self) -> CallOutcome {
         let call = self.call;
-        if let Some(found) = call.finder_call() {
-            return found;
+        match call.own_call() {
+            Some(OwnCall::Done(outcome)) => return with_reading(call.written, call.name, outcome),
+            Some(OwnCall::Forward(forward)) => {
+                let forwarded = call.forwarded(&forward).run();
+                let outcome = forward.outcome(forwarded);
+                return with_reading(call.written, call.name, outcome);
+            }
+            None => {}
         }
         let (snapshot, registry, resolved) = match call.begin() {
             Ok(found) => found,
@@ -228,8 +235,17 @@ impl<C: Future<Output = ()>> CallRequest<'_, C> {
     /// future cancels the call.
     pub async fn run_async(self) -> CallOutcome {
         let CallRequest { call, cancelled } = self;
-        if let Some(found) = call.finder_call() {
-            return found;
+        match call.own_call() {
+            Some(OwnCall::Done(outcome)) => return with_reading(call.written, call.name, outcome),
+            Some(OwnCall::Forward(forward)) => {
+                let forwarded = call.forwarded(&forward).cancel_on(cancelled);
+                // Boxed: a forwarded call runs this function again (once: the caller
+                // never forwards to itself).
+                let forwarded = Box::pin(forwarded.run_async()).await;
+                let outcome = forward.outcome(forwarded);
+                return with_reading(call.written, call.name, outcome);
+            }
+            None => {}
         }
         let (snapshot, registry, resolved) = match call.begin() {
             Ok(found) => found,
@@ -264,15 +280,23 @@ impl Call<'_> {
         }
     }
 
-    /// The outcome of the call when it is a disclosing host's finder's (see
-    /// [`Host::disclosing`]): a search, run here.
-    fn finder_call(&self) -> Option<CallOutcome> {
+    /// What the call is when it is a disclosing host's finder's or caller's (see
+    /// [`Host::disclosing`]): a search, run here, or a call of another tool to make.
+    fn own_call(&self) -> Option<OwnCall> {
         if rejected(self.written).is_some() {
             return None;
         }
         let empty = Value::Object(Map::new());
-        let outcome = self.host.finder_call(self.name, self.arguments.arguments(&empty))?;
-        Some(with_reading(self.written, self.name, outcome))
+        self.host.own_call(self.name, self.arguments.arguments(&empty))
+    }
+
+    /// The call the caller makes for `forward`, for the same caller, observer and deadline.
+    fn forwarded<'f>(&'f self, forward: &'f Forward) -> CallRequest<'f> {
+        let mut request = self.host.request(&forward.name).arguments(&forward.arguments);
+        request.call.observer.clone_from(&self.observer);
+        request.call.caller = self.caller;
+        request.call.deadline = self.deadline;
+        request
     }
 
     /// What the call runs on (see [`Host::resolve_call`]), logged; or its outcome

@@ -33,7 +33,7 @@ impl ListedTools {
         if let Some((_, list)) = lists.iter().find(|(made_from, _)| made_from.as_ptr() == Arc::as_ptr(&registry)) {
             return list.clone();
         }
-        let list: Arc<Vec<Tool>> = Arc::new(host.shown_tools(&registry).iter().map(mcp_tool).collect());
+        let list: Arc<Vec<Tool>> = Arc::new(host.shown_in(&registry).iter().map(mcp_tool).collect());
         if lists.len() >= MAX_LISTS {
             lists.remove(0);
         }

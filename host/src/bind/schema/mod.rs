@@ -37,7 +37,7 @@ use jsonschema::{ValidationError, Validator};
 use serde_json::{Map, Value};
 
 use super::wording::{misfit, not_an_object};
-use super::{called_twice, empty_key_dropped, read_arguments};
+use super::{Arguments, called_twice, empty_key_dropped, read_arguments};
 use crate::error::ToolError;
 use crate::tool::names::match_name;
 use crate::tool::schema_params;
@@ -160,6 +160,19 @@ impl SchemaBinder {
     /// first (leniently where strict parsing fails, as for WIT tools).
     pub fn bind_text(&self, tool: &str, text: &str) -> Result<Value, ToolError> {
         self.bind_text_into(tool, text, &mut Vec::new())
+    }
+
+    /// Binds `arguments`, JSON or text, with what was repaired added to `repairs`.
+    pub(crate) fn bind_arguments(
+        &self,
+        tool: &str,
+        arguments: Arguments<'_>,
+        repairs: &mut Vec<Repair>,
+    ) -> Result<Value, ToolError> {
+        match arguments {
+            Arguments::Json(value) => self.bind_into(tool, value, repairs),
+            Arguments::Text(text) => self.bind_text_into(tool, text, repairs),
+        }
     }
 
     /// [`SchemaBinder::bind_text`], with what was repaired added to `repairs`.
