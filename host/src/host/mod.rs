@@ -227,7 +227,17 @@ impl Host {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn search_tools(&self, query: &str, limit: usize) -> Vec<ToolMatch> {
-        self.registry().search(query, limit)
+        self.search_in(&self.registry(), query, limit)
+    }
+
+    /// The tools of `registry` that best fit `query`: by words, and by meaning too
+    /// when the host has an embedding model.
+    pub(crate) fn search_in(&self, registry: &Registry, query: &str, limit: usize) -> Vec<ToolMatch> {
+        #[cfg(feature = "semantic")]
+        if let Some(model) = &self.core.settings.embedding {
+            return registry.search_by_meaning(model, query, limit);
+        }
+        registry.search(query, limit)
     }
 
     /// The active registry of the current snapshot: the same `Arc` until a reload

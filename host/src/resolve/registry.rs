@@ -72,6 +72,10 @@ pub struct Registry {
     /// is its position in `inventory`. Built when first searched: a host that never
     /// searches (nor meets an unknown name) does not pay for it at each load.
     search: OnceLock<SearchIndex>,
+    /// The tools' vectors by an embedding model, or why they could not be made; made
+    /// when first searched by meaning.
+    #[cfg(feature = "semantic")]
+    semantic: OnceLock<Result<crate::search::SemanticIndex, String>>,
     /// Every registered name, sorted, for the inventory in corrective messages.
     inventory: Arc<[String]>,
     /// Normalised component name → component name.
@@ -199,6 +203,10 @@ impl Registry {
         self.hints = Candidates::new(&names);
         self.inventory = names.into();
         self.search = OnceLock::new();
+        #[cfg(feature = "semantic")]
+        {
+            self.semantic = OnceLock::new();
+        }
     }
 
     fn insert(&mut self, spec: ToolSpec, tool: ToolRef) {
@@ -221,6 +229,35 @@ impl Registry {
     pub fn search(&self, query: &str, limit: usize) -> Vec<ToolMatch> {
         let found = self.search_index().search(query, limit).into_iter();
         found.map(|hit| ToolMatch { name: self.inventory[hit.tool].clone(), score: hit.score }).collect()
+    }
+
+    /// [`Registry::search`], fused with a ranking by meaning by `model` (see
+    /// [`crate::HostBuilder::embedding_model`]); by words alone, with a warning, if
+    /// the model fails.
+    #[cfg(feature = "semantic")]
+    pub fn search_by_meaning(
+        &self,
+        model: &crate::search::EmbeddingModel,
+        query: &str,
+        limit: usize,
+    ) -> Vec<ToolMatch> {
+        use crate::search::{FUSED_FROM, SemanticIndex, fuse};
+        let mut lexical = self.search(query, limit.max(FUSED_FROM));
+        let index = self.semantic.get_or_init(|| {
+            SemanticIndex::new(model, self.specs.values().map(|(spec, _)| spec)).map_err(|e| e.to_string())
+        });
+        let semantic = index
+            .as_ref()
+            .map_err(String::clone)
+            .and_then(|index| index.search(model, query, FUSED_FROM).map_err(|e| e.to_string()));
+        match semantic {
+            Ok(semantic) => fuse(&lexical, &semantic, limit),
+            Err(error) => {
+                tracing::warn!("searching by words alone: {error}");
+                lexical.truncate(limit);
+                lexical
+            }
+        }
     }
 
     /// The search index, built now if this is the registry's first search.

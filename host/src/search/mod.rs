@@ -3,9 +3,15 @@
 //! index over a registry's tools, in memory, built with the registry.
 
 mod index;
+#[cfg(feature = "semantic")]
+mod semantic;
 mod words;
 
 pub(crate) use index::SearchIndex;
+#[cfg(feature = "semantic")]
+pub use semantic::{EmbeddingModel, ModelError};
+#[cfg(feature = "semantic")]
+pub(crate) use semantic::{FUSED_FROM, SemanticIndex, fuse};
 
 /// A tool that fits a search, with how well.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
