@@ -302,7 +302,7 @@ pub(crate) enum OwnCall {
 pub(crate) struct Forward {
     /// The name of the tool to call, as the model gave it.
     pub(crate) name: String,
-    /// Its arguments: an object, or text the model wrote in its place.
+    /// Its arguments, an object (the caller's schema takes no other).
     pub(crate) arguments: Value,
     caller: Resolved,
     repairs: Vec<Repair>,
