@@ -31,8 +31,11 @@ for package in json.load(sys.stdin)["packages"]:
     if "/example-tools/" in path or "/tests/guests/" in path:
         print("-p", package["name"])'
 }
-# The fuzz targets are built apart, instrumented (scripts/fuzz.sh).
-host_packages=(--workspace $(guest_packages | sed 's/^-p /--exclude /') --exclude toolhost-fuzz)
+# The fuzz targets are built apart, instrumented (scripts/fuzz.sh). The command is
+# built with search by meaning, which its tests try (the library has the feature in
+# this build anyway: the command's dev-dependency turns it on).
+host_packages=(--workspace $(guest_packages | sed 's/^-p /--exclude /') --exclude toolhost-fuzz
+    --features toolhost-cli/semantic)
 
 # For a `cargo check` or `cargo clippy` (the guests', the feature sets', Windows'): a
 # check compiles in full only what runs while building (build scripts, procedural

@@ -42,15 +42,43 @@ struct Plugins {
     /// optimizes (fastest start, slower calls) [default: auto].
     #[arg(long, env = "TOOLHOST_COMPILER", global = true, value_parser = |name: &str| name.parse::<Compiler>())]
     compiler: Option<Compiler>,
+    /// Rank tool searches by meaning too, with the sentence-embedding model in this
+    /// folder (a BERT-family model as sentence-transformers saves one: config.json,
+    /// tokenizer.json, model.safetensors; e.g. all-MiniLM-L6-v2). Needs a toolhost
+    /// built with `--features semantic`.
+    #[arg(long, env = "TOOLHOST_EMBEDDING_MODEL", global = true)]
+    embedding_model: Option<PathBuf>,
 }
 
 impl Plugins {
-    /// A host builder for these plugins and this cache.
-    fn builder(&self) -> HostBuilder {
+    /// A host builder for these plugins, this cache and this embedding model.
+    fn builder(&self) -> anyhow::Result<HostBuilder> {
         let builder = Host::builder().plugin_dir(&self.plugins).compiler(self.compiler.unwrap_or_default());
-        match &self.shared_cache {
+        let builder = match &self.shared_cache {
             Some(shared) => builder.shared_cache_dir(shared),
             None => builder,
+        };
+        self.with_embedding_model(builder)
+    }
+
+    /// `builder` with the embedding model, if one is named.
+    #[cfg(feature = "semantic")]
+    fn with_embedding_model(&self, builder: HostBuilder) -> anyhow::Result<HostBuilder> {
+        let Some(dir) = &self.embedding_model else { return Ok(builder) };
+        let model = toolhost::EmbeddingModel::load(dir)
+            .with_context(|| format!("--embedding-model {}: not a sentence-embedding model", dir.display()))?;
+        Ok(builder.embedding_model(model))
+    }
+
+    /// `builder`, or why a named embedding model cannot be used by this build.
+    #[cfg(not(feature = "semantic"))]
+    fn with_embedding_model(&self, builder: HostBuilder) -> anyhow::Result<HostBuilder> {
+        match &self.embedding_model {
+            None => Ok(builder),
+            Some(_) => anyhow::bail!(
+                "--embedding-model (TOOLHOST_EMBEDDING_MODEL): this toolhost was built without search by meaning; \
+                 build it with `cargo install toolhost-cli --features semantic`, or leave the model out to search by words"
+            ),
         }
     }
 }
@@ -328,6 +356,10 @@ fn list(plugins: &Plugins) -> anyhow::Result<ExitCode> {
 /// `toolhost search`: the tools that fit a query, best first; exit code 1 when none does.
 fn search(plugins: &Plugins, query: &str, limit: usize, json: bool) -> anyhow::Result<ExitCode> {
     let host = load(plugins)?;
+    // One search, then the process ends: the tools' vectors are made now (those kept
+    // in the cache from an earlier run are not made again).
+    #[cfg(feature = "semantic")]
+    host.embed_tools()?;
     let found: Vec<(toolhost::ToolMatch, ToolSpec)> = host
         .search_tools(query, limit)
         .into_iter()
@@ -415,7 +447,7 @@ fn serve(
     let telemetry = telemetry::start(audit.otlp_endpoint.as_deref())?;
     let (audit, limits) = (audit.open()?, rate_limits.limits());
     if let Some(addr) = http.address() {
-        serve::serve_http(http, addr, configure(plugins.builder()), (audit, limits), telemetry.tracing(), shown)?;
+        serve::serve_http(http, addr, configure(plugins.builder()?), (audit, limits), telemetry.tracing(), shown)?;
         return Ok(ExitCode::SUCCESS);
     }
     let host = shown.apply(load_with(plugins, configure)?)?;
@@ -467,7 +499,7 @@ fn load_with(plugins: &Plugins, configure: impl FnOnce(HostBuilder) -> HostBuild
         );
         bar
     });
-    let mut builder = configure(plugins.builder());
+    let mut builder = configure(plugins.builder()?);
     if let Some(bar) = bar.clone() {
         builder = builder.on_progress(move |done, total, name| {
             bar.set_length(total as u64);

@@ -163,21 +163,41 @@ fn embedding_model() -> EmbeddingModel {
 
 #[test]
 fn a_host_with_a_model_finds_a_tool_by_meaning_when_no_word_matches() {
-    let host = Host::builder()
-        .plugin_dir(common::plugins_dir())
-        .cache_dir(common::test_cache_dir())
-        .embedding_model(embedding_model())
-        .build()
-        .unwrap();
+    let plugins = common::plugins_with(&["calculator", "units"]);
+    let cache = tempfile::tempdir().unwrap();
+    let with_model = || {
+        let builder = Host::builder().plugin_dir(plugins.path()).cache_dir(cache.path());
+        builder.embedding_model(embedding_model()).build().unwrap()
+    };
     let query = "how far is a marathon in metres";
     let by_words = common::example_host_shared().search_tools(query, 3);
     assert!(by_words.iter().all(|m| m.name != "convert"), "{by_words:?}");
-    let found = host.search_tools(query, 3);
-    assert_eq!(found[0].name, "convert", "{found:?}");
+
+    // The host embeds its tools on a thread of its own; its searches rank by meaning
+    // once that is done.
+    let host = with_model();
+    let by_meaning = (0..1200).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        host.search_tools(query, 3).first().is_some_and(|m| m.name == "convert")
+    });
+    assert!(by_meaning, "{:?}", host.search_tools(query, 3));
     // The finder of a disclosing host searches the same way.
     let shown = host.disclosing(toolhost::Disclosure::new(&["evaluate"]).unwrap());
     let answer = shown.call("find_tools", &serde_json::json!({"query": query, "limit": 3})).unwrap();
     assert_eq!(answer["tools"][0]["name"], "convert", "{answer}");
+    drop((host, shown));
+
+    // The vectors were kept in the cache folder: a new host with the same model ranks
+    // by meaning from its first search, without making them again.
+    let vectors: Vec<_> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("vectors-") && name.ends_with(".bin"))
+        .collect();
+    assert_eq!(vectors.len(), 1, "{vectors:?}");
+    let again = with_model();
+    assert_eq!(again.search_tools(query, 3)[0].name, "convert");
+    again.embed_tools().unwrap();
 
     let empty = tempfile::tempdir().unwrap();
     let error = EmbeddingModel::load(empty.path()).unwrap_err().to_string();
@@ -237,4 +257,32 @@ fn the_command_searches_and_prints_json() {
         .unwrap();
     assert_eq!(none.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&none.stderr).contains("no tool shares a word"), "{none:?}");
+}
+
+#[test]
+fn the_command_searches_by_meaning_with_a_model_and_names_one_it_cannot_read() {
+    let plugins = common::plugins_with(&["calculator", "units"]);
+    let search = |model: &std::path::Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_toolhost"))
+            .args(["search", "--json", "-n", "1", "--plugins"])
+            .arg(plugins.path())
+            .arg("--embedding-model")
+            .arg(model)
+            .arg("how far is a marathon in metres")
+            .env("TOOLHOST_CACHE_DIR", common::test_cache_dir())
+            .output()
+            .unwrap()
+    };
+    let output = search(&common::root().join("target/embedding-model"));
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let found: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(found[0]["name"], "convert", "{found}");
+
+    let empty = tempfile::tempdir().unwrap();
+    let output = search(empty.path());
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success() && error.contains("--embedding-model") && error.contains("config.json"),
+        "{error}"
+    );
 }

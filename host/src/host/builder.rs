@@ -173,8 +173,11 @@ impl HostBuilder {
 
     /// Ranks tool searches ([`Host::search_tools`], a disclosing host's finder, a
     /// budget's task) by meaning as well as by words: `model` embeds each tool's text
-    /// and each query, and the two rankings are fused. The tools are embedded when
-    /// the host is first searched (a reload embeds only what changed).
+    /// and each query, and the two rankings are fused. The tools are embedded on a
+    /// thread of the host's own after each load (a reload embeds only what changed),
+    /// and their vectors kept in the cache folder, so that a later start embeds only
+    /// what it has not met before; until they are made, searches rank by words alone
+    /// ([`Host::embed_tools`] makes them at once).
     #[cfg(feature = "semantic")]
     pub fn embedding_model(mut self, model: crate::search::EmbeddingModel) -> Self {
         self.embedding = Some(Arc::new(model));
@@ -214,6 +217,13 @@ impl HostBuilder {
         };
         let watch = self.watch;
         let warmer = Warmer::start(&runtime, self.prewarm);
+        #[cfg(feature = "semantic")]
+        let embedder = self.embedding.as_ref().map(|model| {
+            if let Some(cache) = &cache {
+                model.keep_vectors_in(cache.dir(), cache.is_private());
+            }
+            super::embedder::Embedder::start(model.clone())
+        });
         let core = Arc::new(HostCore {
             runtime,
             warmer,
@@ -228,6 +238,8 @@ impl HostBuilder {
             listeners: Mutex::new(Vec::new()),
             watcher: Mutex::new(None),
             optimizer: Default::default(),
+            #[cfg(feature = "semantic")]
+            embedder,
         });
         core.reload()?;
         if watch {

@@ -5,6 +5,8 @@
 
 mod builder;
 mod disclose;
+#[cfg(feature = "semantic")]
+mod embedder;
 mod offers;
 mod optimize;
 mod profile;
@@ -84,6 +86,9 @@ struct HostCore {
     watcher: Mutex<Option<Watcher>>,
     /// Compiles components served on baseline code again, optimized.
     optimizer: optimize::Optimizer,
+    /// Makes the tools' vectors for search by meaning, when the host has a model.
+    #[cfg(feature = "semantic")]
+    embedder: Option<embedder::Embedder>,
 }
 
 /// What a call did: which tool ran (after any repair), what was repaired to run it,
@@ -228,6 +233,27 @@ impl Host {
     /// ```
     pub fn search_tools(&self, query: &str, limit: usize) -> Vec<ToolMatch> {
         self.search_in(&self.registry(), query, limit)
+    }
+
+    /// Makes the vectors of the active tools now, on this thread, if the host has an
+    /// embedding model and they are not made yet (see
+    /// [`HostBuilder::embedding_model`]): for a program that searches once and ends,
+    /// or one that must rank by meaning from its first search. Without a model,
+    /// nothing to do.
+    ///
+    /// ```no_run
+    /// let model = toolhost::EmbeddingModel::load("models/all-MiniLM-L6-v2".as_ref())?;
+    /// let host = toolhost::Host::builder().plugin_dir("plugins").embedding_model(model).build()?;
+    /// host.embed_tools()?;
+    /// let found = host.search_tools("what will the weather be tomorrow", 5);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "semantic")]
+    pub fn embed_tools(&self) -> Result<(), crate::search::ModelError> {
+        match &self.core.settings.embedding {
+            Some(model) => self.registry().embed_tools(model),
+            None => Ok(()),
+        }
     }
 
     /// The tools of `registry` that best fit `query`: by words, and by meaning too

@@ -205,6 +205,10 @@ impl HostCore {
             tracing::warn!("{warning}");
         }
         let generation = snapshot.generation;
+        #[cfg(feature = "semantic")]
+        if let Some(embedder) = &self.embedder {
+            embedder.embed(snapshot.registry.clone());
+        }
         self.current.store(Arc::new(snapshot));
         if generation > 1 {
             tracing::info!("plugins reloaded (version {generation})");

@@ -106,6 +106,18 @@ impl Cache {
         Ok(Cache { dir, engine_key: engine_key(engine), key: Some(key) })
     }
 
+    /// The cache's folder (where the `semantic` feature keeps its vectors too).
+    #[cfg(feature = "semantic")]
+    pub(crate) fn dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
+    /// Whether the host may write to the cache (a private one; a shared one is read only).
+    #[cfg(feature = "semantic")]
+    pub(crate) fn is_private(&self) -> bool {
+        self.key.is_some()
+    }
+
     /// A shared, read-only cache in `dir` (see the module's notes on its trust).
     pub(crate) fn shared(dir: PathBuf, engine: &Engine) -> Result<Cache, CacheError> {
         sys::trusted_folder(&dir, Owner::Anyone, false)?;

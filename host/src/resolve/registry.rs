@@ -232,8 +232,10 @@ impl Registry {
     }
 
     /// [`Registry::search`], fused with a ranking by meaning by `model` (see
-    /// [`crate::HostBuilder::embedding_model`]); by words alone, with a warning, if
-    /// the model fails.
+    /// [`crate::HostBuilder::embedding_model`]) once the tools' vectors are made
+    /// ([`Registry::embed_tools`]; a registry whose every tool `model` embedded before
+    /// has them at once). Until then, and if the model fails, by words alone: a search
+    /// never waits for the tools to be embedded, only for the query.
     #[cfg(feature = "semantic")]
     pub fn search_by_meaning(
         &self,
@@ -243,21 +245,45 @@ impl Registry {
     ) -> Vec<ToolMatch> {
         use crate::search::{FUSED_FROM, SemanticIndex, fuse};
         let mut lexical = self.search(query, limit.max(FUSED_FROM));
-        let index = self.semantic.get_or_init(|| {
-            SemanticIndex::new(model, self.specs.values().map(|(spec, _)| spec)).map_err(|e| e.to_string())
+        let index = self.semantic.get().or_else(|| {
+            let known = SemanticIndex::known(model, self.specs.values().map(|(spec, _)| spec))?;
+            Some(self.semantic.get_or_init(|| Ok(known)))
         });
-        let semantic = index
-            .as_ref()
-            .map_err(String::clone)
-            .and_then(|index| index.search(model, query, FUSED_FROM).map_err(|e| e.to_string()));
+        let semantic = match index {
+            Some(Ok(index)) => index.search(model, query, FUSED_FROM).map_err(|e| e.to_string()),
+            Some(Err(error)) => Err(error.clone()),
+            None => Err("the tools' vectors are still being made".to_string()),
+        };
         match semantic {
             Ok(semantic) => fuse(&lexical, &semantic, limit),
             Err(error) => {
-                tracing::warn!("searching by words alone: {error}");
+                tracing::debug!("searching by words alone: {error}");
                 lexical.truncate(limit);
                 lexical
             }
         }
+    }
+
+    /// Makes the vector of each tool by `model` that it has not made before (on this
+    /// thread: seconds for a few dozen tools, minutes for thousands), so that
+    /// [`Registry::search_by_meaning`] ranks by meaning too. A model that fails is an
+    /// error, and the registry searches by words alone.
+    #[cfg(feature = "semantic")]
+    pub fn embed_tools(&self, model: &crate::search::EmbeddingModel) -> Result<(), crate::search::ModelError> {
+        self.embedded(model).map(|_| ())
+    }
+
+    /// The tools' vectors by `model`, made now if they are not yet.
+    #[cfg(feature = "semantic")]
+    pub(crate) fn embedded(
+        &self,
+        model: &crate::search::EmbeddingModel,
+    ) -> Result<&crate::search::SemanticIndex, crate::search::ModelError> {
+        use crate::search::{ModelError, SemanticIndex};
+        let index = self.semantic.get_or_init(|| {
+            SemanticIndex::new(model, self.specs.values().map(|(spec, _)| spec)).map_err(|e| e.to_string())
+        });
+        index.as_ref().map_err(|error| ModelError::Failed(error.clone()))
     }
 
     /// The search index, built now if this is the registry's first search.

@@ -2,11 +2,14 @@
 //! user points to, run in-process on the CPU, turns each tool's text and each query
 //! into a vector; a search ranks the tools by the cosine of their vectors to the
 //! query's and fuses that ranking with the lexical one (reciprocal rank fusion). The
-//! default build has none of it, and no model ships with toolhost.
+//! vectors are remembered by the text they were made from, in memory and, in a host's
+//! cache folder, on disk. The default build has none of it, and no model ships with
+//! toolhost.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
@@ -61,8 +64,21 @@ pub struct EmbeddingModel {
     model: BertModel,
     tokenizer: Tokenizer,
     device: Device,
-    /// Each tool text's vector, kept across reloads: a reload embeds only what changed.
-    known: Mutex<HashMap<String, Arc<[f32]>>>,
+    /// What the model is: a digest of its three files, so that vectors kept on disk
+    /// are only ever read back by the same model.
+    id: blake3::Hash,
+    /// Each tool text's vector by the digest of the text, kept across reloads: a
+    /// reload embeds only what changed.
+    known: Mutex<HashMap<TextKey, Arc<[f32]>>>,
+    /// The file the vectors are kept in, once a host with a cache folder has it.
+    file: OnceLock<PathBuf>,
+}
+
+/// A text's digest: what a vector is remembered by.
+type TextKey = [u8; 32];
+
+fn text_key(text: &str) -> TextKey {
+    *blake3::hash(text.as_bytes()).as_bytes()
 }
 
 impl std::fmt::Debug for EmbeddingModel {
@@ -90,10 +106,17 @@ impl EmbeddingModel {
         tokenizer.with_padding(Some(PaddingParams::default()));
         let device = Device::Cpu;
         let weights = file("model.safetensors");
-        let variables = VarBuilder::from_buffered_safetensors(read(weights.clone())?, DType::F32, &device)
+        let weight_bytes = read(weights.clone())?;
+        let mut id = blake3::Hasher::new();
+        for part in ["config.json", "tokenizer.json"] {
+            id.update(&read(file(part))?);
+        }
+        let id = id.update(&weight_bytes).finalize();
+        let variables = VarBuilder::from_buffered_safetensors(weight_bytes, DType::F32, &device)
             .map_err(|e| unreadable(weights.clone())(&e))?;
         let model = BertModel::load(variables, &config).map_err(|e| unreadable(weights)(&e))?;
-        Ok(EmbeddingModel { model, tokenizer, device, known: Mutex::new(HashMap::new()) })
+        let (known, file) = (Mutex::new(HashMap::new()), OnceLock::new());
+        Ok(EmbeddingModel { model, tokenizer, device, id, known, file })
     }
 
     /// The normalised vector of each of `texts`. Texts of like length are embedded
@@ -131,27 +154,121 @@ impl EmbeddingModel {
         Ok(mean.broadcast_div(&norm)?.to_vec2::<f32>()?)
     }
 
-    /// The vector of each of `texts`, those embedded before taken as they were.
+    /// The vector of each of `texts`: those made before as they were, the others made
+    /// now (and kept in the model's file, if it has one).
     fn vectors(&self, texts: &[String]) -> Result<Vec<Arc<[f32]>>, ModelError> {
-        let new: Vec<&str> = {
+        let keys: Vec<TextKey> = texts.iter().map(|text| text_key(text)).collect();
+        let new: Vec<(TextKey, &str)> = {
             let known = lock(&self.known);
-            let mut new: Vec<&str> = texts.iter().map(String::as_str).filter(|t| !known.contains_key(*t)).collect();
-            new.dedup();
-            new
+            let mut seen = HashSet::new();
+            let unknown = keys.iter().zip(texts).filter(|(key, _)| !known.contains_key(*key) && seen.insert(**key));
+            unknown.map(|(key, text)| (*key, text.as_str())).collect()
         };
-        let embedded = self.embed(&new)?;
+        let embedded = self.embed(&new.iter().map(|(_, text)| *text).collect::<Vec<_>>())?;
         let mut known = lock(&self.known);
-        for (text, vector) in new.into_iter().zip(embedded) {
-            known.insert(text.to_string(), vector.into());
+        for ((key, _), vector) in new.iter().zip(embedded) {
+            known.insert(*key, vector.into());
         }
-        Ok(texts.iter().map(|text| known[text].clone()).collect())
+        if !new.is_empty() {
+            self.save(&known);
+        }
+        Ok(keys.iter().map(|key| known[key].clone()).collect())
     }
+
+    /// The vector of each of `texts` if every one was made before, without running
+    /// the model.
+    fn known_vectors(&self, texts: &[String]) -> Option<Vec<Arc<[f32]>>> {
+        let known = lock(&self.known);
+        texts.iter().map(|text| known.get(&text_key(text)).cloned()).collect()
+    }
+
+    /// Forgets every vector but those of `index` (the vectors of tools no longer
+    /// served), in memory and on disk.
+    pub(crate) fn forget_all_but(&self, index: &SemanticIndex) {
+        let keep: HashSet<&TextKey> = index.keys.iter().collect();
+        let mut known = lock(&self.known);
+        let before = known.len();
+        known.retain(|key, _| keep.contains(key));
+        if known.len() != before {
+            self.save(&known);
+        }
+    }
+
+    /// Keeps the vectors in `dir` (a host's cache folder): reads those this model made
+    /// there before and, if `writable`, writes what it makes from now on. A file that
+    /// does not read is ignored (the vectors are made again).
+    pub(crate) fn keep_vectors_in(&self, dir: &Path, writable: bool) {
+        let path = dir.join(format!("vectors-{}.bin", &self.id.to_hex()[..32]));
+        match std::fs::read(&path) {
+            Ok(bytes) => match read_vectors(&bytes) {
+                Some(vectors) => lock(&self.known).extend(vectors),
+                None => tracing::warn!("{}: not a file of vectors; they will be made again", path.display()),
+            },
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => tracing::warn!("{}: {error}; the vectors will be made again", path.display()),
+        }
+        if writable {
+            let _ = self.file.set(path);
+        }
+    }
+
+    /// Writes `known` to the model's file, if it has one: whole, to a file beside it
+    /// first, then renamed over it, so a reader never sees half of one.
+    fn save(&self, known: &HashMap<TextKey, Arc<[f32]>>) {
+        let Some(path) = self.file.get() else { return };
+        let partial = path.with_extension(format!("{}.partial", std::process::id()));
+        let written = std::fs::File::create(&partial)
+            .and_then(|file| {
+                let mut out = std::io::BufWriter::new(file);
+                write_vectors(&mut out, known)?;
+                out.into_inner().map_err(std::io::IntoInnerError::into_error)?.sync_all()
+            })
+            .and_then(|()| std::fs::rename(&partial, path));
+        if let Err(error) = written {
+            let _ = std::fs::remove_file(&partial);
+            tracing::warn!("{}: the vectors could not be kept: {error}", path.display());
+        }
+    }
+}
+
+/// The first line of a file of vectors.
+const VECTORS_HEADER: &[u8] = b"toolhost vectors 1\n";
+
+/// A file of vectors: the header, each vector's length (a little-endian `u32`), then
+/// each text's digest followed by its vector (little-endian `f32`s). Written by hand:
+/// a flat file of fixed-size records needs no serialisation crate.
+fn write_vectors(out: &mut impl Write, known: &HashMap<TextKey, Arc<[f32]>>) -> std::io::Result<()> {
+    let length = known.values().next().map_or(0, |vector| vector.len());
+    out.write_all(VECTORS_HEADER)?;
+    out.write_all(&(length as u32).to_le_bytes())?;
+    for (key, vector) in known {
+        out.write_all(key)?;
+        for value in vector.iter() {
+            out.write_all(&value.to_le_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+/// The vectors of a file [`write_vectors`] wrote, or `None` if it is not one.
+fn read_vectors(bytes: &[u8]) -> Option<Vec<(TextKey, Arc<[f32]>)>> {
+    let rest = bytes.strip_prefix(VECTORS_HEADER)?;
+    let (length, rest) = rest.split_first_chunk::<4>()?;
+    let length = u32::from_le_bytes(*length) as usize;
+    let record = 32 + 4 * length;
+    if length == 0 || rest.len() % record != 0 {
+        return rest.is_empty().then(Vec::new);
+    }
+    let vector =
+        |bytes: &[u8]| bytes.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap_or_default())).collect();
+    Some(rest.chunks_exact(record).map(|r| (r[..32].try_into().unwrap_or_default(), vector(&r[32..]))).collect())
 }
 
 /// The vectors of a registry's tools, in the order of its specs.
 #[derive(Debug, Clone)]
 pub(crate) struct SemanticIndex {
     names: Vec<String>,
+    keys: Vec<TextKey>,
     vectors: Vec<Arc<[f32]>>,
 }
 
@@ -161,8 +278,20 @@ impl SemanticIndex {
         model: &EmbeddingModel,
         specs: impl Iterator<Item = &'a ToolSpec>,
     ) -> Result<SemanticIndex, ModelError> {
-        let (names, texts): (Vec<String>, Vec<String>) = specs.map(|spec| (spec.name.clone(), text_of(spec))).unzip();
-        Ok(SemanticIndex { vectors: model.vectors(&texts)?, names })
+        let (names, texts) = names_and_texts(specs);
+        let vectors = model.vectors(&texts)?;
+        Ok(SemanticIndex { keys: texts.iter().map(|text| text_key(text)).collect(), names, vectors })
+    }
+
+    /// The index of `specs` if `model` has made every one's vector before, without
+    /// running it.
+    pub(crate) fn known<'a>(
+        model: &EmbeddingModel,
+        specs: impl Iterator<Item = &'a ToolSpec>,
+    ) -> Option<SemanticIndex> {
+        let (names, texts) = names_and_texts(specs);
+        let vectors = model.known_vectors(&texts)?;
+        Some(SemanticIndex { keys: texts.iter().map(|text| text_key(text)).collect(), names, vectors })
     }
 
     /// The tools nearest in meaning to `query`, best first, at most `limit`.
@@ -179,6 +308,11 @@ impl SemanticIndex {
         scored.truncate(limit);
         Ok(scored.into_iter().map(|(tool, score)| ToolMatch { name: self.names[tool].clone(), score }).collect())
     }
+}
+
+/// Each tool's name and the text its vector is made of.
+fn names_and_texts<'a>(specs: impl Iterator<Item = &'a ToolSpec>) -> (Vec<String>, Vec<String>) {
+    specs.map(|spec| (spec.name.clone(), text_of(spec))).unzip()
 }
 
 /// What a tool's vector is made of: its name, what it does, and its parameters.
@@ -228,5 +362,20 @@ mod tests {
         let names: Vec<&str> = fused.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["b", "a", "d", "c"]);
         assert_eq!(fuse(&ranked(&["a", "b"]), &ranked(&["b", "a"]), 1)[0].name, "a");
+    }
+
+    #[test]
+    fn a_file_of_vectors_reads_back_as_written_and_anything_else_is_refused() {
+        let known: HashMap<TextKey, Arc<[f32]>> =
+            [(text_key("a"), vec![0.5, -1.0].into()), (text_key("b"), vec![2.0, 0.25].into())].into();
+        let mut bytes = Vec::new();
+        write_vectors(&mut bytes, &known).unwrap();
+        let read: HashMap<TextKey, Arc<[f32]>> = read_vectors(&bytes).unwrap().into_iter().collect();
+        assert_eq!(read, known);
+        assert!(read_vectors(&bytes[..bytes.len() - 1]).is_none());
+        assert!(read_vectors(b"something else").is_none());
+        let mut empty = Vec::new();
+        write_vectors(&mut empty, &HashMap::new()).unwrap();
+        assert_eq!(read_vectors(&empty), Some(Vec::new()));
     }
 }
