@@ -240,6 +240,8 @@ pub(crate) struct HttpConfig {
     pub(crate) max_body_bytes: Option<usize>,
     pub(crate) max_concurrent_requests: Option<usize>,
     pub(crate) max_queued_requests: Option<usize>,
+    pub(crate) max_connections: Option<usize>,
+    pub(crate) max_connections_per_address: Option<usize>,
     pub(crate) io_timeout_ms: Option<u64>,
     pub(crate) shutdown_timeout_ms: Option<u64>,
     pub(crate) drain_ms: Option<u64>,
@@ -505,6 +507,8 @@ fn apply_http(file: HttpConfig, http: &mut crate::serve::HttpArgs) {
     http.max_body_bytes = http.max_body_bytes.or(file.max_body_bytes);
     http.max_concurrent_requests = http.max_concurrent_requests.or(file.max_concurrent_requests);
     http.max_queued_requests = http.max_queued_requests.or(file.max_queued_requests);
+    http.max_connections = http.max_connections.or(file.max_connections);
+    http.max_connections_per_address = http.max_connections_per_address.or(file.max_connections_per_address);
     http.io_timeout_ms = http.io_timeout_ms.or(file.io_timeout_ms);
     http.shutdown_timeout_ms = http.shutdown_timeout_ms.or(file.shutdown_timeout_ms);
     http.drain_ms = http.drain_ms.or(file.drain_ms);

@@ -44,6 +44,14 @@ pub(crate) struct HttpArgs {
     /// Requests that may wait for a turn; more get 503 with Retry-After [default: 512].
     #[arg(long)]
     pub(crate) max_queued_requests: Option<usize>,
+    /// Connections held at once; beyond, the one idle longest closes to make way
+    /// [default: 10000].
+    #[arg(long)]
+    pub(crate) max_connections: Option<usize>,
+    /// Connections held at once from one client address, the same way; behind a
+    /// proxy, raise it to --max-connections [default: 1024].
+    #[arg(long)]
+    pub(crate) max_connections_per_address: Option<usize>,
     /// How long a client may take to send a request's headers or body, or to read
     /// what it is sent, in milliseconds [default: 30000].
     #[arg(long)]
@@ -111,6 +119,9 @@ impl HttpArgs {
         options.max_body_bytes = self.max_body_bytes.unwrap_or(options.max_body_bytes);
         options.max_concurrent_requests = self.max_concurrent_requests.unwrap_or(options.max_concurrent_requests);
         options.max_queued_requests = self.max_queued_requests.unwrap_or(options.max_queued_requests);
+        options.max_connections = self.max_connections.unwrap_or(options.max_connections);
+        options.max_connections_per_address =
+            self.max_connections_per_address.unwrap_or(options.max_connections_per_address);
         options.io_timeout = self.io_timeout_ms.map_or(options.io_timeout, Duration::from_millis);
         options.shutdown_timeout = self.shutdown_timeout_ms.map_or(options.shutdown_timeout, Duration::from_millis);
         options.drain = self.drain_ms.map_or(options.drain, Duration::from_millis);

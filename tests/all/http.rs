@@ -429,10 +429,43 @@ fn oversized_malformed_batched_and_metadata_less_requests_get_clear_errors_and_t
     let (headers, body) = stateless_list();
     let big = post(server.port, headers, &format!("{{\"padding\": \"{}\"}}", "x".repeat(4096)));
     assert_eq!(big.status, 413, "{}", big.head);
-    let malformed = post(server.port, headers, "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\":");
-    assert!((400..500).contains(&malformed.status), "{} {}", malformed.status, malformed.body);
-    let batch = post(server.port, headers, &format!("[{body}, {body}]"));
-    assert!((400..500).contains(&batch.status), "{} {}", batch.status, batch.body);
+    // A body announced too large is refused before it is read (none is sent here).
+    let mut announced = TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+    announced.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
+    let head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+                Accept: application/json, text/event-stream\r\nContent-Length: 100000000\r\n\r\n";
+    announced.write_all(head.as_bytes()).expect("send");
+    let mut status_line = String::new();
+    BufReader::new(announced).read_line(&mut status_line).expect("an answer before the body");
+    assert!(status_line.starts_with("HTTP/1.1 413"), "{status_line}");
+    // JSON-RPC's own errors, with HTTP 400: not JSON, a batch, a call's wrong-typed params.
+    let error = |answer: Response| -> Value {
+        assert_eq!(answer.status, 400, "{} {}", answer.head, answer.body);
+        serde_json::from_str::<Value>(&answer.body).unwrap_or_else(|_| panic!("{}", answer.body))["error"].clone()
+    };
+    let malformed = error(post(server.port, headers, "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\":"));
+    assert_eq!(malformed["code"], -32700, "{malformed}");
+    let batch = error(post(server.port, headers, &format!("[{body}, {body}]")));
+    assert_eq!(batch["code"], -32600, "{batch}");
+    assert!(batch["message"].as_str().unwrap_or("").contains("batch"), "{batch}");
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    for (params, wrong) in
+        [(json!({"name": 5, "arguments": {}}), "`name`"), (json!({"name": "echo", "arguments": "x"}), "`arguments`")]
+    {
+        let mut params = params;
+        params["_meta"] = meta.clone();
+        let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params}).to_string();
+        let answer = post(
+            server.port,
+            "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n",
+            &call,
+        );
+        let reply: Value =
+            serde_json::from_str(&answer.body).unwrap_or_else(|_| panic!("{} {}", answer.head, answer.body));
+        assert_eq!(reply["id"], 3, "{reply}");
+        assert_eq!(reply["error"]["code"], -32602, "{reply}");
+        assert!(reply["error"]["message"].as_str().unwrap_or("").contains(wrong), "{reply}");
+    }
     let bare = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {}}).to_string();
     let no_meta = post(server.port, headers, &bare);
     let answer: Value = serde_json::from_str(&no_meta.body).unwrap_or_else(|_| panic!("{}", no_meta.body));
@@ -473,6 +506,59 @@ fn a_client_that_leaves_mid_call_or_idles_does_not_stop_the_server_serving_other
         client.cancel().await.expect("the client closes");
     });
     drop(idle);
+}
+
+/// A connection to the server on `port` from `source`, an address of loopback.
+async fn connect_from(source: [u8; 4], port: u16) -> tokio::net::TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket.bind((std::net::Ipv4Addr::from(source), 0).into()).expect("bind");
+    socket.connect(([127, 0, 0, 1], port).into()).await.expect("connect")
+}
+
+/// Whether the server closed `stream` (it reads the end within 10 s; an open one
+/// that is sent nothing reads nothing for 300 ms).
+async fn closed(stream: &mut tokio::net::TcpStream, wait: Duration) -> bool {
+    use tokio::io::AsyncReadExt;
+    let mut byte = [0; 1];
+    matches!(tokio::time::timeout(wait, stream.read(&mut byte)).await, Ok(Ok(0) | Err(_)))
+}
+
+#[test]
+fn idle_connections_make_way_for_new_ones_so_a_flood_locks_no_client_out() {
+    let mut limit = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+    limit.current = limit.maximum;
+    let _ = rustix::process::setrlimit(rustix::process::Resource::Nofile, limit);
+    // Idle connections are not cut off by time during the test.
+    let options = ["--max-connections", "2000", "--max-connections-per-address", "500", "--io-timeout-ms", "120000"];
+    let server = Server::start(&common::plugins_dir(), &options);
+    server.wait_until_ready();
+    let (headers, body) = stateless_list();
+    runtime().block_on(async {
+        // The cap: 2,000 connections that send nothing, 500 (the most) from each of
+        // four addresses of loopback.
+        let mut idle = Vec::new();
+        for source in 2..=5 {
+            for _ in 0..500 {
+                idle.push(connect_from([127, 0, 0, source], server.port).await);
+            }
+        }
+        // New connections from another address are served, each call on one of its
+        // own: the first takes the place of the connection idle longest.
+        for _ in 0..20 {
+            let answer = tokio::task::spawn_blocking({
+                let (port, body) = (server.port, body.clone());
+                move || post(port, headers, &body)
+            });
+            assert_eq!(answer.await.unwrap().status, 200);
+        }
+        assert!(closed(&mut idle[0], Duration::from_secs(10)).await, "the idlest connection is still open");
+        // At its own limit, an address's new connection takes the place of its own
+        // idlest, not another address's.
+        let _newer = connect_from([127, 0, 0, 3], server.port).await;
+        assert!(closed(&mut idle[500], Duration::from_secs(10)).await, "127.0.0.3's idlest is still open");
+        // 127.0.0.2's newest: never the idlest, so still open.
+        assert!(!closed(&mut idle[499], Duration::from_millis(300)).await);
+    });
 }
 
 #[test]

@@ -33,6 +33,7 @@ mod asks;
 mod audit;
 #[cfg(feature = "http")]
 pub mod http;
+mod invalid;
 mod limits;
 mod listed;
 mod metrics;
@@ -405,6 +406,16 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.tasks.cancel(&request.task_id)
+    }
+
+    /// A request rmcp read as none it knows: a known method's params were wrong
+    /// (-32602, saying what), else no such method (-32601).
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        Err(invalid::unreadable_request(&request.method, request.params.as_ref()))
     }
 
     async fn list_tools(

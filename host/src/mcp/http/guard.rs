@@ -9,7 +9,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
@@ -117,14 +117,22 @@ impl Guards {
         turn.ok()?.ok()
     }
 
-    /// The request with its body read whole: within the limit, and in time.
-    async fn read_body(&self, request: Request) -> Result<Request, Response> {
+    /// The request with its body read whole (and the body): within the limit, and in
+    /// time. A body announced larger than the limit is refused before it is read.
+    async fn read_body(&self, request: Request) -> Result<(Request, Bytes), Response> {
+        let too_large =
+            || refusal(StatusCode::PAYLOAD_TOO_LARGE, "the request body is larger than the server takes", None);
+        let announced = request.headers().get(header::CONTENT_LENGTH).and_then(|length| length.to_str().ok());
+        if announced
+            .and_then(|length| length.parse::<u64>().ok())
+            .is_some_and(|length| length > self.max_body_bytes as u64)
+        {
+            return Err(too_large());
+        }
         let (parts, body) = request.into_parts();
         match tokio::time::timeout(self.io_timeout, axum::body::to_bytes(body, self.max_body_bytes)).await {
-            Ok(Ok(bytes)) => Ok(Request::from_parts(parts, Body::from(bytes))),
-            Ok(Err(_)) => {
-                Err(refusal(StatusCode::PAYLOAD_TOO_LARGE, "the request body is larger than the server takes", None))
-            }
+            Ok(Ok(bytes)) => Ok((Request::from_parts(parts, Body::from(bytes.clone())), bytes)),
+            Ok(Err(_)) => Err(too_large()),
             Err(_) => Err(refusal(StatusCode::REQUEST_TIMEOUT, "the request body did not arrive in time", None)),
         }
     }
@@ -178,14 +186,29 @@ async fn guarded(guards: &Guards, mut request: Request, next: Next) -> Response 
     if request.method() != Method::POST {
         return next.run(request).await;
     }
-    let request = match guards.read_body(request).await {
-        Ok(request) => request,
+    let json = request.headers().get(header::CONTENT_TYPE).is_some_and(|media| is_json(media.as_bytes()));
+    let (request, body) = match guards.read_body(request).await {
+        Ok(read) => read,
         Err(refused) => return refused,
     };
     let Some(_turn) = guards.turn().await else {
         return refusal(StatusCode::SERVICE_UNAVAILABLE, "the server is busy; retry in a moment", Some(1));
     };
-    next.run(request).await
+    let response = next.run(request).await;
+    // rmcp answers 415 to a JSON body it cannot read as one message: JSON-RPC has
+    // errors for that.
+    if json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        let (code, message) = crate::mcp::invalid::unreadable_body(&body);
+        let error = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code.0, "message": message}});
+        return json_response(StatusCode::BAD_REQUEST, &error.to_string());
+    }
+    response
+}
+
+/// Whether a `Content-Type` is JSON's (`application/json`, with or without parameters).
+fn is_json(media: &[u8]) -> bool {
+    let essence = media.split(|&byte| byte == b';').next().unwrap_or_default();
+    essence.trim_ascii().eq_ignore_ascii_case(b"application/json")
 }
 
 /// `/health`: 200 once the plugins are loaded, 503 before and once stopping.

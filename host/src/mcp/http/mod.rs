@@ -84,8 +84,13 @@ pub struct HttpOptions {
     /// How long a client may take to send a request's headers, or its body, and how
     /// long a write to a client that stopped reading may wait (default 30 s).
     pub io_timeout: Duration,
-    /// Connections held at once; more are closed as they arrive (default 10,000).
+    /// Connections held at once (default 10,000). A new one beyond makes the
+    /// connection idle longest close; it is refused only when every one is busy.
     pub max_connections: usize,
+    /// Connections held at once from one client address, the same way (default
+    /// 1,024): one client cannot take every place. Behind a proxy every connection
+    /// comes from the proxy's address: raise it to `max_connections` there.
+    pub max_connections_per_address: usize,
     /// How long a shutdown waits for the requests in flight (default 30 s).
     pub shutdown_timeout: Duration,
     /// How long, once told to stop, the server goes on answering requests on the
@@ -142,6 +147,7 @@ impl HttpOptions {
             queue_timeout: Duration::from_secs(10),
             io_timeout: Duration::from_secs(30),
             max_connections: 10_000,
+            max_connections_per_address: 1_024,
             shutdown_timeout: Duration::from_secs(30),
             drain: Duration::from_secs(1),
             tasks_after: Some(super::tasks::DEFAULT_PATIENCE),
