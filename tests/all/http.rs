@@ -562,6 +562,51 @@ fn idle_connections_make_way_for_new_ones_so_a_flood_locks_no_client_out() {
 }
 
 #[test]
+fn a_callers_flood_waits_behind_its_own_requests_and_a_quiet_caller_is_served_next() {
+    let (config_dir, plugins) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::copy(common::test_guest("hostile"), plugins.path().join("hostile.wasm")).expect("copy");
+    let config = config_dir.path().join("toolhost.toml");
+    std::fs::write(&config, "[auth.tokens]\nflood = \"${FAIR_TEST_FLOOD}\"\nquiet = \"${FAIR_TEST_QUIET}\"\n").unwrap();
+    let options = ["--config", config.to_str().unwrap(), "--max-concurrent-requests", "1"];
+    let tokens = [("FAIR_TEST_FLOOD", "flood-s3cret"), ("FAIR_TEST_QUIET", "quiet-s3cret")];
+    let server = Server::start_with_env(plugins.path(), &options, &tokens);
+    server.wait_until_ready();
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let sleep = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "sleep", "arguments": {"ms": 100}, "_meta": meta}})
+    .to_string();
+    let headers = |token: &str, method: &str| {
+        format!(
+            "Authorization: Bearer {token}\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\nMcp-Name: sleep\r\n"
+        )
+    };
+    // Twelve calls of 100 ms at once from one caller, handled one at a time.
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let flood: Vec<_> = (0..12)
+        .map(|_| {
+            let (port, done, sleep, headers) =
+                (server.port, done.clone(), sleep.clone(), headers("flood-s3cret", "tools/call"));
+            std::thread::spawn(move || {
+                assert_eq!(post(port, &headers, &sleep).status, 200);
+                done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(250));
+    // The other caller's request is handled after the one running, not after the flood.
+    let (list_headers, list) = stateless_list();
+    let before = done.load(std::sync::atomic::Ordering::SeqCst);
+    let quiet = post(server.port, &format!("Authorization: Bearer quiet-s3cret\r\n{list_headers}"), &list);
+    let after = done.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(quiet.status, 200, "{}", quiet.body);
+    assert!(after < 12, "the flood was over before the quiet caller's turn: the test shows nothing");
+    assert!(after - before <= 2, "{} of the flood's calls were handled before the quiet caller's", after - before);
+    for call in flood {
+        call.join().expect("every call of the flood is answered");
+    }
+}
+
+#[test]
 fn beyond_its_queue_a_request_gets_503_with_retry_after() {
     let (_folder, server) = hostile_server(&["--max-concurrent-requests", "1", "--max-queued-requests", "0"]);
     let slow = std::thread::spawn({

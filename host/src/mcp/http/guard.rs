@@ -2,11 +2,11 @@
 //! or an OAuth access token: `auth.rs`; a wrong one learns nothing about the tools),
 //! its caller's request limit (else 429), the plugins having
 //! loaded, its body arriving in time and within the limit (else 408 or 413), and a
-//! turn among the requests handled at once (a bounded queue, then 503 with
-//! `Retry-After`). `/health` passes none of them. Once the server is stopping, every
+//! turn among the requests handled at once (`turns.rs`: a bounded queue shared fairly
+//! among callers, then 503 with `Retry-After`). `/health` passes none of them. Once the server is stopping, every
 //! answer closes its connection and `/health` says so.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
@@ -14,22 +14,21 @@ use axum::extract::Request;
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
-use tokio::sync::{Semaphore, SemaphorePermit};
 
 use super::auth::{Authorizer, Refusal};
+use super::turns::Turns;
 use super::{HttpOptions, Ready};
 use crate::mcp::Caller;
+
+/// The caller of a server that asks for no token.
+const ANONYMOUS: &str = "anonymous";
 
 /// The guards' state, shared by every connection.
 pub(super) struct Guards {
     /// Who may send requests.
     auth: Authorizer,
     ready: Ready,
-    turns: Semaphore,
-    max_concurrent: usize,
-    waiting: AtomicUsize,
-    max_queued: usize,
-    queue_timeout: Duration,
+    turns: Turns,
     max_body_bytes: usize,
     io_timeout: Duration,
     /// Cleared once the server is stopping: answers then close their connections.
@@ -42,15 +41,14 @@ pub(super) struct Guards {
 
 impl Guards {
     pub(super) fn new(options: &HttpOptions, ready: Ready) -> Guards {
-        let max_concurrent = options.max_concurrent_requests.max(1);
         Guards {
             auth: Authorizer::new(&options.all_tokens(), options.oauth.as_ref()),
             ready,
-            turns: Semaphore::new(max_concurrent),
-            max_concurrent,
-            waiting: AtomicUsize::new(0),
-            max_queued: options.max_queued_requests,
-            queue_timeout: options.queue_timeout,
+            turns: Turns::new(
+                options.max_concurrent_requests.max(1),
+                options.max_queued_requests,
+                options.queue_timeout,
+            ),
             max_body_bytes: options.max_body_bytes,
             io_timeout: options.io_timeout,
             keep_alive: AtomicBool::new(true),
@@ -76,7 +74,7 @@ impl Guards {
     /// Who sent the request (`anonymous` where no token is needed), or the refusal.
     async fn caller(&self, headers: &axum::http::HeaderMap) -> Result<Caller, Response> {
         if !self.auth.required() {
-            return Ok(Caller::new("anonymous"));
+            return Ok(Caller::new(ANONYMOUS));
         }
         self.auth.admit(headers).await.map_err(|refused| {
             let (status, why, retry) = match &refused {
@@ -100,21 +98,6 @@ impl Guards {
     /// The Protected Resource Metadata (RFC 9728), when tokens are OAuth's.
     pub(super) fn resource_metadata(&self, scopes_supported: Vec<String>) -> Option<String> {
         Some(self.auth.metadata(scopes_supported)?.to_string())
-    }
-
-    /// A turn to be handled: at once if one is free, else after waiting in the queue
-    /// (when it is not full) for at most the queue timeout.
-    async fn turn(&self) -> Option<SemaphorePermit<'_>> {
-        if let Ok(turn) = self.turns.try_acquire() {
-            return Some(turn);
-        }
-        if self.waiting.fetch_add(1, Ordering::SeqCst) >= self.max_queued {
-            self.waiting.fetch_sub(1, Ordering::SeqCst);
-            return None;
-        }
-        let turn = tokio::time::timeout(self.queue_timeout, self.turns.acquire()).await;
-        self.waiting.fetch_sub(1, Ordering::SeqCst);
-        turn.ok()?.ok()
     }
 
     /// The request with its body read whole (and the body): within the limit, and in
@@ -144,10 +127,9 @@ impl Guards {
 
     /// Waits until no request is being handled, or `deadline` has passed.
     pub(super) async fn drain(&self, deadline: Duration) {
-        let all = u32::try_from(self.max_concurrent).unwrap_or(u32::MAX);
-        match tokio::time::timeout(deadline, self.turns.acquire_many(all)).await {
-            Ok(_) => tracing::info!("every request in flight was answered"),
-            Err(_) => tracing::warn!("requests still in flight after {} s are cut off", deadline.as_secs()),
+        match self.turns.all_free(deadline).await {
+            true => tracing::info!("every request in flight was answered"),
+            false => tracing::warn!("requests still in flight after {} s are cut off", deadline.as_secs()),
         }
     }
 }
@@ -191,7 +173,7 @@ async fn guarded(guards: &Guards, mut request: Request, next: Next) -> Response 
         Ok(read) => read,
         Err(refused) => return refused,
     };
-    let Some(_turn) = guards.turn().await else {
+    let Some(_turn) = guards.turns.take(&queue_of(&request)).await else {
         return refusal(StatusCode::SERVICE_UNAVAILABLE, "the server is busy; retry in a moment", Some(1));
     };
     let response = next.run(request).await;
@@ -203,6 +185,16 @@ async fn guarded(guards: &Guards, mut request: Request, next: Next) -> Response 
         return json_response(StatusCode::BAD_REQUEST, &error.to_string());
     }
     response
+}
+
+/// Whose queue a request waits in for its turn: its caller's, by the token's name
+/// or the OAuth subject; without a token, its client address's.
+fn queue_of(request: &Request) -> String {
+    let caller = request.extensions().get::<Caller>().map_or(ANONYMOUS, Caller::name);
+    match request.extensions().get::<super::listener::ClientAddress>() {
+        Some(address) if caller == ANONYMOUS => format!("address {}", address.0),
+        _ => format!("caller {caller}"),
+    }
 }
 
 /// Whether a `Content-Type` is JSON's (`application/json`, with or without parameters).

@@ -197,6 +197,10 @@ impl Connections {
     }
 }
 
+/// The address of a request's client (a request's extension, for its queue).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ClientAddress(pub(super) IpAddr);
+
 /// The app, serving one connection: the connection is busy from each request's head
 /// until its response's body has been sent (or dropped).
 #[derive(Clone)]
@@ -211,8 +215,9 @@ impl hyper::service::Service<hyper::Request<hyper::body::Incoming>> for Tracked 
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
 
-    fn call(&self, request: hyper::Request<hyper::body::Incoming>) -> Self::Future {
+    fn call(&self, mut request: hyper::Request<hyper::body::Incoming>) -> Self::Future {
         self.link.busy.fetch_add(1, Ordering::SeqCst);
+        request.extensions_mut().insert(ClientAddress(self.link.address));
         let busy = Busy { link: self.link.clone(), epoch: self.epoch };
         let mut app = self.app.clone();
         Box::pin(async move {

@@ -23,6 +23,7 @@ mod auth;
 mod guard;
 mod listener;
 mod polling;
+mod turns;
 
 pub use auth::OAuthOptions;
 use std::collections::BTreeMap;
