@@ -151,9 +151,18 @@ enum Command {
         #[arg(long, short)]
         verbose: bool,
     },
+    /// Compiles every component of the plugin folder with the optimizing compiler
+    /// into the cache (those not there yet), so that every later start serves
+    /// optimized code from its first call. `pull` does it for the folder it pulls
+    /// into; a command that ends before its host has optimized a large component
+    /// starts it in the background.
+    Prepare {
+        #[command(flatten)]
+        plugins: Plugins,
+    },
     /// Fetches a component from an OCI registry into the plugin folder and records
     /// its digest in toolhost.lock; with no reference, fetches again exactly what
-    /// toolhost.lock names.
+    /// toolhost.lock names. Then prepares the folder (see `prepare`).
     Pull {
         /// registry/repository:tag or registry/repository@sha256:…; the file is
         /// named after the repository's last part.
@@ -292,16 +301,16 @@ fn run(cli: Cli, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
         Command::Schema { plugins, format } => schema(&plugins, &format),
         Command::Call { plugins, name, arguments, verbose } => call(&plugins, &name, arguments, verbose),
         Command::Check { file } => check(&file),
-        Command::Pull { reference, plugins, keys, registry } => {
-            oci::pull(reference.as_deref(), &plugins, &keys, &registry)
-        }
+        Command::Prepare { plugins } => prepare(&plugins),
+        Command::Pull { reference, plugins, keys, registry } => pull(reference.as_deref(), plugins, &keys, &registry),
         Command::Push { file, reference, sign, registry } => oci::push(&file, &reference, sign.as_deref(), &registry),
         Command::GenerateKeyPair { output_key_prefix } => oci::generate_key_pair(&output_key_prefix),
         Command::Extract { plugins } => extract(&plugins),
         Command::Replay { plugins, transcript } => {
             let text = std::fs::read_to_string(&transcript)
                 .with_context(|| format!("cannot read the transcript {}", transcript.display()))?;
-            replay::replay(&load(&plugins)?, &text)
+            let host = load(&plugins)?;
+            replay::replay(&host, &text)
         }
         Command::Serve {
             config,
@@ -484,10 +493,96 @@ fn argument_text(given: String) -> anyhow::Result<String> {
     }
 }
 
-/// Loads a plugin folder, with a progress bar on a terminal, and prints the warnings.
-fn load(plugins: &Plugins) -> anyhow::Result<Host> {
-    load_with(plugins, |builder| builder)
+/// `toolhost pull`, then `toolhost prepare` of the folder pulled into.
+fn pull(
+    reference: Option<&str>,
+    plugins: PathBuf,
+    keys: &[PathBuf],
+    registry: &oci::RegistryArgs,
+) -> anyhow::Result<ExitCode> {
+    let pulled = oci::pull(reference, &plugins, keys, registry)?;
+    prepare(&Plugins { plugins, shared_cache: None, compiler: None, embedding_model: None })?;
+    Ok(pulled)
 }
+
+/// `toolhost prepare`: the optimized code of every component into the cache.
+fn prepare(plugins: &Plugins) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(
+        plugins.shared_cache.is_none(),
+        "--shared-cache is read only: prepare it as its owner, with TOOLHOST_CACHE_DIR naming it instead"
+    );
+    let host = load_with(plugins, |builder| builder.compiler(Compiler::Optimizing))?;
+    let components = host.load_report().components;
+    let compiled = components.iter().filter(|component| component.compiled).count();
+    println!(
+        "optimized code in the cache for {} component(s): {compiled} compiled now, {} there already",
+        components.len(),
+        components.len() - compiled
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Loads a plugin folder for a command that runs once and ends (see [`OneShot`]),
+/// with a progress bar on a terminal, and prints the warnings.
+fn load(plugins: &Plugins) -> anyhow::Result<OneShot> {
+    let host = load_with(plugins, |builder| builder)?;
+    Ok(OneShot { host, plugins: plugins.plugins.clone(), writable_cache: plugins.shared_cache.is_none() })
+}
+
+/// The host of a command that runs once and ends (`list`, `call`, …). Its large
+/// components start on baseline code while the optimizing compiler works in the
+/// background; when the command ends first, the rest of that work is handed to a
+/// `toolhost prepare` of its own, at the lowest priority, so that the command exits
+/// at once and the next start serves optimized code (TOOLHOST_NO_PREPARE=1: not).
+struct OneShot {
+    host: Host,
+    plugins: PathBuf,
+    writable_cache: bool,
+}
+
+impl std::ops::Deref for OneShot {
+    type Target = Host;
+
+    fn deref(&self) -> &Host {
+        &self.host
+    }
+}
+
+impl Drop for OneShot {
+    fn drop(&mut self) {
+        let unoptimized = self.host.load_report().components.iter().any(|component| component.baseline);
+        if unoptimized && self.writable_cache && std::env::var_os("TOOLHOST_NO_PREPARE").is_none() {
+            prepare_in_background(&self.plugins);
+        }
+    }
+}
+
+/// Starts `nice toolhost prepare --plugins DIR`, detached: it outlives this process,
+/// and nothing waits on its output.
+#[cfg(unix)]
+fn prepare_in_background(plugins: &Path) {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    let Ok(toolhost) = std::env::current_exe() else { return };
+    let started = Command::new("nice")
+        .args(["-n", "19"])
+        .arg(toolhost)
+        .args(["prepare", "--plugins"])
+        .arg(plugins)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn();
+    match started {
+        Ok(_) => tracing::info!("optimizing {} in the background (toolhost prepare)", plugins.display()),
+        Err(error) => tracing::info!("cannot optimize {} in the background: {error}", plugins.display()),
+    }
+}
+
+/// Nothing here: a detached process of the lowest priority is made on unix only.
+#[cfg(not(unix))]
+fn prepare_in_background(_plugins: &Path) {}
 
 /// [`load`], with more settings made by `configure`.
 fn load_with(plugins: &Plugins, configure: impl FnOnce(HostBuilder) -> HostBuilder) -> anyhow::Result<Host> {

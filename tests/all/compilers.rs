@@ -90,3 +90,41 @@ fn baseline_only_code_serves_and_is_kept_for_the_next_start() {
     assert_eq!(second.call("evaluate", &json!({"expression": "2 * (3 + 4)"})), Ok(json!(14.0)));
     assert_eq!(entries_in(cache.path()), 1, "only baseline code was made");
 }
+
+#[test]
+fn a_command_that_ends_first_leaves_optimized_code_behind_and_prepare_makes_it_ahead() {
+    let folder = common::plugins_with(&["stats-py"]);
+    std::fs::copy(common::plugins_dir().join("stats-py.toml"), folder.path().join("stats-py.toml")).expect("copy");
+    let toolhost = |command: &str, cache: &std::path::Path| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolhost"))
+            .args([command, "--plugins"])
+            .arg(folder.path())
+            .env("TOOLHOST_CACHE_DIR", cache)
+            .env_remove("TOOLHOST_NO_PREPARE")
+            .output()
+            .expect("toolhost runs");
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+
+    // `toolhost list` serves the large component on baseline code and ends at once;
+    // the `toolhost prepare` it leaves running adds the optimized code.
+    let cache = tempfile::tempdir().expect("temporary folder");
+    assert!(toolhost("list", cache.path()).contains("average"));
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while entries_in(cache.path()) < 2 {
+        assert!(Instant::now() < deadline, "no optimized code was left behind");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let next = Host::builder().plugin_dir(folder.path()).cache_dir(cache.path()).build().expect("host");
+    let report = &next.load_report().components[0];
+    assert!(!report.compiled && !report.baseline, "{report:?}");
+    let again = toolhost("prepare", cache.path());
+    assert!(again.contains("1 component(s): 0 compiled now, 1 there already"), "{again}");
+
+    // `toolhost prepare` on an empty cache compiles the optimized code, and only that.
+    let fresh = tempfile::tempdir().expect("temporary folder");
+    let prepared = toolhost("prepare", fresh.path());
+    assert!(prepared.contains("1 component(s): 1 compiled now, 0 there already"), "{prepared}");
+    assert_eq!(entries_in(fresh.path()), 1);
+}
