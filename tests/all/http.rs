@@ -534,12 +534,18 @@ fn idle_connections_make_way_for_new_ones_so_a_flood_locks_no_client_out() {
     server.wait_until_ready();
     let (headers, body) = stateless_list();
     runtime().block_on(async {
-        // The cap: 2,000 connections that send nothing, 500 (the most) from each of
-        // four addresses of loopback.
+        // The cap: 2,000 connections, 500 (the most) from each of four addresses of
+        // loopback; those of two send nothing, those of the others the start of a
+        // request's headers, never ended.
         let mut idle = Vec::new();
         for source in 2..=5 {
             for _ in 0..500 {
-                idle.push(connect_from([127, 0, 0, source], server.port).await);
+                let mut stream = connect_from([127, 0, 0, source], server.port).await;
+                if source >= 4 {
+                    use tokio::io::AsyncWriteExt;
+                    stream.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-").await.expect("send");
+                }
+                idle.push(stream);
             }
         }
         // New connections from another address are served, each call on one of its
