@@ -125,6 +125,11 @@ impl Guards {
         self.keep_alive.store(false, Ordering::SeqCst);
     }
 
+    /// Whether no request is being handled now.
+    pub(super) fn idle(&self) -> bool {
+        self.turns.all_free_now()
+    }
+
     /// Waits until no request is being handled, or `deadline` has passed.
     pub(super) async fn drain(&self, deadline: Duration) {
         match self.turns.all_free(deadline).await {

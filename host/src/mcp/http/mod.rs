@@ -246,6 +246,7 @@ impl HttpServer {
         let guards = Arc::new(Guards::new(&self.options, ready.clone()));
         let app = router(&self.options, metrics, ready, guards.clone(), relayed, stopped.clone());
         let connections = listener::Connections::new(&self.options);
+        tokio::spawn(return_memory_when_idle(guards.clone(), stopped.clone()));
         // Accepting stops, and the socket closes: new connections are refused at once,
         // so a load balancer sends them to another replica.
         let outcome = connections.accept(self.listener, app, shutdown).await;
@@ -263,6 +264,22 @@ impl HttpServer {
         closed.await;
         stopped.cancel();
         outcome
+    }
+}
+
+/// Every few seconds while no request is being handled, gives what the allocator
+/// holds free back to the system (after a burst, glibc's would keep it all).
+async fn return_memory_when_idle(guards: Arc<Guards>, stopped: CancellationToken) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(2));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            () = stopped.cancelled() => return,
+        }
+        if guards.idle() {
+            let _ = tokio::task::spawn_blocking(crate::sys::return_free_memory).await;
+        }
     }
 }
 

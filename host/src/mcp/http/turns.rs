@@ -99,6 +99,11 @@ impl Turns {
         None
     }
 
+    /// Whether no request holds a turn now.
+    pub(super) fn all_free_now(&self) -> bool {
+        lock(&self.shared.state).free == self.shared.max
+    }
+
     /// Waits until no request holds a turn, or `deadline` has passed; whether none does.
     pub(super) async fn all_free(&self, deadline: Duration) -> bool {
         let wait = async {
