@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use crate::tool::WitType;
 use crate::tool::names::{python_list, snake_case, snake_names};
+use crate::tool::{WitType, json_kind};
 
 /// What a type looks like in JSON, for error messages.
 pub(crate) fn expected_words(ty: &WitType) -> String {
@@ -45,18 +45,6 @@ pub(crate) fn snake_list<S: AsRef<str>>(wit_names: &[S]) -> String {
 /// per parameter.
 pub(crate) fn not_an_object(tool: &str, arguments: &Value) -> String {
     format!("Tool '{tool}' takes its arguments as a JSON object (one key per parameter), got {}.", json_kind(arguments))
-}
-
-/// A JSON value's kind, with its article: `an array`.
-pub(crate) fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// A value's JSON text, cut to a readable length.

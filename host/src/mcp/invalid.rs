@@ -14,6 +14,8 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
+use crate::tool::json_kind;
+
 /// The requests a client may send that the server answers, by method.
 const CLIENT_METHODS: [&str; 17] = [
     CallToolRequestMethod::VALUE,
@@ -53,27 +55,17 @@ fn call_params_error(params: Option<&Value>) -> String {
     match params.get("name") {
         None => return "`name` (the tool's name, a string) is missing".to_string(),
         Some(Value::String(_)) => {}
-        Some(other) => return format!("`name` must be a string (the tool's name), not {}", kind(other)),
+        Some(other) => return format!("`name` must be a string (the tool's name), not {}", json_kind(other)),
     }
     match params.get("arguments") {
         None | Some(Value::Object(_) | Value::Null) => {}
-        Some(other) => return format!("`arguments` must be an object of the tool's arguments, not {}", kind(other)),
+        Some(other) => {
+            return format!("`arguments` must be an object of the tool's arguments, not {}", json_kind(other));
+        }
     }
     match serde_json::from_value::<CallToolRequestParams>(params.clone()) {
         Ok(_) => "they do not read as a tool call".to_string(),
         Err(error) => error.to_string(),
-    }
-}
-
-/// A JSON value's kind, for a message.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -26,9 +26,9 @@ pub use content::{Content, EmbeddedResource, Media, ResourceContents, ResourceLi
 pub(crate) use content::{Returned, json_len};
 pub use formats::{ToolFormat, UnknownFormat};
 pub use repair::Repair;
-pub(crate) use schema::schema_params;
 #[cfg(test)]
 pub(crate) use schema::type_schema;
+pub(crate) use schema::{json_kind, schema_params};
 pub use shape::ParamShaping;
 pub use spec::{ExpectedParameters, ParamSpec, ServerTool, ToolOrigin, ToolSpec, WitFunction};
 pub use types::{Case, Field, WitType};

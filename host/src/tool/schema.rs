@@ -117,6 +117,18 @@ fn json_integer(n: i128) -> Value {
     }
 }
 
+/// A JSON value's kind, with its article: `an array`.
+pub(crate) fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;

@@ -16,6 +16,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::auth::{Authorizer, Refusal};
+use super::listener::ClientAddress;
 use super::turns::Turns;
 use super::{HttpOptions, Ready};
 use crate::mcp::Caller;
@@ -178,7 +179,8 @@ async fn guarded(guards: &Guards, mut request: Request, next: Next) -> Response 
         Ok(read) => read,
         Err(refused) => return refused,
     };
-    let Some(_turn) = guards.turns.take(&queue_of(&request)).await else {
+    let (caller, address) = (request.extensions().get::<Caller>(), request.extensions().get::<ClientAddress>());
+    let Some(_turn) = guards.turns.take(|| queue_of(caller, address)).await else {
         return refusal(StatusCode::SERVICE_UNAVAILABLE, "the server is busy; retry in a moment", Some(1));
     };
     let response = next.run(request).await;
@@ -194,9 +196,9 @@ async fn guarded(guards: &Guards, mut request: Request, next: Next) -> Response 
 
 /// Whose queue a request waits in for its turn: its caller's, by the token's name
 /// or the OAuth subject; without a token, its client address's.
-fn queue_of(request: &Request) -> String {
-    let caller = request.extensions().get::<Caller>().map_or(ANONYMOUS, Caller::name);
-    match request.extensions().get::<super::listener::ClientAddress>() {
+fn queue_of(caller: Option<&Caller>, address: Option<&ClientAddress>) -> String {
+    let caller = caller.map_or(ANONYMOUS, Caller::name);
+    match address {
         Some(address) if caller == ANONYMOUS => format!("address {}", address.0),
         _ => format!("caller {caller}"),
     }

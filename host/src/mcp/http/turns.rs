@@ -4,6 +4,7 @@
 //! front of another caller's. tokio's semaphore serves its waiters first come, first
 //! served, which is what a flood exploits: hence this, written here.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -69,11 +70,12 @@ impl Turns {
         Turns { shared: Arc::new(shared) }
     }
 
-    /// A turn for a request of `caller`: at once if one is free and nobody waits;
-    /// else once `caller`'s earlier requests have had theirs and each other waiting
-    /// caller one, within the timeout. `None` when the queue is full or the wait
-    /// too long.
-    pub(super) async fn take(&self, caller: &str) -> Option<Turn> {
+    /// A turn for a request of the caller `caller_of` names: at once if one is free
+    /// and nobody waits (without asking `caller_of`); else once that caller's earlier
+    /// requests have had theirs and each other waiting caller one, within the
+    /// timeout. `None` when the queue is full or the wait too long.
+    pub(super) async fn take(&self, caller_of: impl FnOnce() -> String) -> Option<Turn> {
+        let caller;
         let (id, mut given) = {
             let mut state = lock(&self.shared.state);
             if state.free > 0 && state.waiting == 0 {
@@ -83,7 +85,8 @@ impl Turns {
             if state.waiting >= self.shared.max_queued {
                 return None;
             }
-            state.enqueue(caller)
+            caller = caller_of();
+            state.enqueue(caller.clone())
         };
         if let Ok(Ok(turn)) = tokio::time::timeout(self.shared.timeout, &mut given).await {
             return Some(turn);
@@ -91,7 +94,7 @@ impl Turns {
         // Waited too long. A turn sent meanwhile (once out of the queue, the waiter
         // was sent one: turns are sent under the lock) is dropped, and so passed on.
         let mut state = lock(&self.shared.state);
-        if !state.dequeue(caller, id) {
+        if !state.dequeue(&caller, id) {
             drop(state);
             given.close();
             drop(given.try_recv());
@@ -143,14 +146,18 @@ impl Shared {
 impl State {
     /// Puts a request of `caller` at the back of its queue (and the caller at the
     /// back of the order, if it had none waiting): its number, and where its turn comes.
-    fn enqueue(&mut self, caller: &str) -> (u64, oneshot::Receiver<Turn>) {
+    fn enqueue(&mut self, caller: String) -> (u64, oneshot::Receiver<Turn>) {
         let (turn, given) = oneshot::channel();
         let id = self.next_waiter;
         self.next_waiter += 1;
-        if !self.queues.contains_key(caller) {
-            self.order.push_back(caller.to_string());
+        let waiter = Waiter { id, turn };
+        match self.queues.entry(caller) {
+            Entry::Occupied(mut queue) => queue.get_mut().push_back(waiter),
+            Entry::Vacant(none) => {
+                self.order.push_back(none.key().clone());
+                none.insert(VecDeque::from([waiter]));
+            }
         }
-        self.queues.entry(caller.to_string()).or_default().push_back(Waiter { id, turn });
         self.waiting += 1;
         (id, given)
     }
@@ -192,13 +199,13 @@ mod tests {
     /// The order in which requests of `callers`, queued in that order behind one turn
     /// held, get theirs (each holds it a moment).
     async fn order_served(turns: &Arc<Turns>, callers: &[&'static str]) -> Vec<&'static str> {
-        let held = turns.take("first").await.expect("a free turn");
+        let held = turns.take(|| "first".to_string()).await.expect("a free turn");
         let served = Arc::new(Mutex::new(Vec::new()));
         let mut waiting = Vec::new();
         for &caller in callers {
             let (mine, served) = (turns.clone(), served.clone());
             waiting.push(tokio::spawn(async move {
-                let turn = mine.take(caller).await.expect("a turn within the timeout");
+                let turn = mine.take(|| caller.to_string()).await.expect("a turn within the timeout");
                 lock(&served).push(caller);
                 tokio::task::yield_now().await;
                 drop(turn);
@@ -226,15 +233,15 @@ mod tests {
     #[tokio::test]
     async fn beyond_the_queue_or_the_timeout_there_is_no_turn_and_none_is_lost() {
         let turns = Turns::new(1, 1, Duration::from_millis(50));
-        let held = turns.take("a").await.expect("a free turn");
-        assert!(turns.take("b").await.is_none(), "waited past the timeout");
-        let mut queued = Box::pin(turns.take("b"));
+        let held = turns.take(|| "a".to_string()).await.expect("a free turn");
+        assert!(turns.take(|| "b".to_string()).await.is_none(), "waited past the timeout");
+        let mut queued = Box::pin(turns.take(|| "b".to_string()));
         assert!(futures_poll_once(queued.as_mut()).await.is_none());
-        assert!(turns.take("c").await.is_none(), "the queue holds one");
+        assert!(turns.take(|| "c".to_string()).await.is_none(), "the queue holds one");
         drop(queued);
         drop(held);
         // The turn was not lost to the waiter that left.
-        assert!(turns.take("d").await.is_some());
+        assert!(turns.take(|| "d".to_string()).await.is_some());
         assert!(turns.all_free(Duration::from_secs(1)).await);
     }
 
