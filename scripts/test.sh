@@ -31,10 +31,12 @@ fi
 scripts/install-mcp-servers.sh
 # BFCL's function schemas and accepted calls (tests/all/bfcl.rs), from PyPI.
 scripts/install-test-data.sh
-# The multi-replica test (tests/all/nginx.rs) runs Debian's nginx; the registry
+# The multi-replica tests (tests/all/nginx.rs, replicas.rs) run Debian's nginx; the registry
 # tests (tests/all/registry.rs) Debian's docker-registry, with htpasswd for its users.
 source scripts/need-package.sh
 need_package /usr/sbin/nginx nginx-light "the load-balancer test" nginx
+# The replicas sharing a store (tests/all/replicas.rs) share Debian's redis-server.
+need_package /usr/bin/redis-server redis-server "the shared-store test" redis-server
 need_package /usr/bin/docker-registry docker-registry "the registry tests" docker-registry
 need_package /usr/bin/htpasswd apache2-utils "the registry tests"
 # The metrics test (tests/all/metrics.rs) scrapes the server with Debian's Prometheus.

@@ -250,6 +250,9 @@ pub(crate) struct HttpConfig {
     pub(crate) tasks: Option<bool>,
     pub(crate) poll_after_ms: Option<u64>,
     pub(crate) sse_retry_ms: Option<u64>,
+    /// The store shared with other replicas: its address, or `"${VARIABLE}"` naming
+    /// where it is (an address may hold a password).
+    pub(crate) store: Option<String>,
 }
 
 impl Config {
@@ -263,6 +266,12 @@ impl Config {
         config.http.token = match &config.http.token {
             Some(written) => Some(variable(written).with_context(|| format!("{}: [http] token", file.display()))?),
             None => None,
+        };
+        config.http.store = match &config.http.store {
+            Some(written) if written.starts_with("${") => {
+                Some(variable(written).with_context(|| format!("{}: [http] store", file.display()))?)
+            }
+            other => other.clone(),
         };
         if config.http.token.is_some() && config.http.token_file.is_some() {
             bail!("{}: [http] has both token and token_file: keep one", file.display());
@@ -365,6 +374,11 @@ impl Config {
                 lines.push(format!("http: {address}, token {token}"));
             }
             None => lines.push("http: off (stdio)".to_string()),
+        }
+        if http.store.is_some() {
+            lines.push(
+                "store: shared with the other replicas (its address is not shown: it may hold a password)".into(),
+            );
         }
         if let Some(address) = self.metrics.address {
             lines.push(format!("metrics: http://{address}/metrics"));
@@ -514,6 +528,7 @@ fn apply_http(file: HttpConfig, http: &mut crate::serve::HttpArgs) {
     http.drain_ms = http.drain_ms.or(file.drain_ms);
     http.poll_after_ms = http.poll_after_ms.or(file.poll_after_ms);
     http.sse_retry_ms = http.sse_retry_ms.or(file.sse_retry_ms);
+    http.store = http.store.take().or(file.store);
     // A flag's choice about tasks (either one) wins over the file's.
     if http.tasks_after_ms.is_none() && !http.no_tasks {
         http.tasks_after_ms = file.tasks_after_ms;

@@ -81,6 +81,11 @@ pub(crate) struct HttpArgs {
     /// milliseconds [default: 3000].
     #[arg(long)]
     pub(crate) sse_retry_ms: Option<u64>,
+    /// A Redis or Valkey store shared with the server's other replicas
+    /// (redis://[:PASSWORD@]HOST[:PORT][/DB]), so that any replica answers a task's
+    /// polls and a call's answers: no affinity needed for the stateless revision.
+    #[arg(long, env = "TOOLHOST_STORE", value_name = "URL", hide_env_values = true)]
+    pub(crate) store: Option<String>,
     /// Serve Prometheus metrics at http://ADDR/metrics (e.g. 0.0.0.0:9464), without
     /// the token: keep it internal, as it names the tools.
     #[arg(long, value_name = "ADDR")]
@@ -279,6 +284,9 @@ pub(crate) fn serve_http(
     options.tracing = tracing;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
+        if let Some(url) = &http.store {
+            options.store = Some(toolhost::mcp::http::Store::connect(url).await?);
+        }
         let server = HttpServer::bind(options).await?;
         eprintln!("toolhost: serving MCP at http://{}/mcp (loading the plugins)", server.local_addr()?);
         if let Some(addr) = server.metrics_addr()? {

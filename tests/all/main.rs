@@ -35,6 +35,7 @@ mod oci;
 mod offers;
 mod prewarm;
 mod process;
+mod replicas;
 mod reports;
 mod rig;
 mod sandbox;

@@ -19,16 +19,29 @@ use crate::common;
 use crate::process::{Process, free_port};
 
 /// nginx in the foreground, with its files in a folder of its own.
-struct Nginx {
+pub(crate) struct Nginx {
     /// nginx's master process, whose drop ends it and its workers.
     _master: Process,
-    port: u16,
+    pub(crate) port: u16,
     _folder: tempfile::TempDir,
 }
+
+/// The line of the deploy configuration that keeps a client on one replica.
+const AFFINITY: &str = "    hash $toolhost_affinity consistent;\n";
 
 impl Nginx {
     /// nginx with the deploy configuration, sending to the replicas on `ports`.
     fn start(ports: &[u16]) -> Nginx {
+        Nginx::start_with(ports, true)
+    }
+
+    /// nginx with the deploy configuration but no affinity: each request goes to the
+    /// next replica in turn.
+    pub(crate) fn round_robin(ports: &[u16]) -> Nginx {
+        Nginx::start_with(ports, false)
+    }
+
+    fn start_with(ports: &[u16], affinity: bool) -> Nginx {
         let binary = ["/usr/sbin/nginx", "/usr/local/sbin/nginx"]
             .into_iter()
             .map(PathBuf::from)
@@ -38,6 +51,8 @@ impl Nginx {
         let port = free_port();
         let site = std::fs::read_to_string(common::root().join("deploy/nginx/toolhost.conf")).expect("the config");
         assert!(site.contains("    listen 8080;\n") && site.contains("include /etc/nginx/toolhost/replicas.conf;"));
+        assert!(site.contains(AFFINITY), "the deploy file's affinity line changed");
+        let site = if affinity { site } else { site.replace(AFFINITY, "") };
         let at = |name: &str| folder.path().join(name).display().to_string();
         let site = site
             .replace("    listen 8080;\n", &format!("    listen 127.0.0.1:{port};\n"))
@@ -77,7 +92,7 @@ fn main_config(folder: &Path) -> String {
 }
 
 /// Waits (a bounded while) until nginx passes `/health` through.
-fn wait_until_serving(port: u16) {
+pub(crate) fn wait_until_serving(port: u16) {
     for _ in 0..200 {
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
             && raw(port, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").status == 200

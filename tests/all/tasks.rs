@@ -31,9 +31,10 @@ fn server() -> (tempfile::TempDir, Server) {
     (folder, server)
 }
 
-/// A stateless (2026-07-28) rmcp client with `capabilities`.
+/// A stateless (2026-07-28) rmcp client with `capabilities`, which accepts what it
+/// is asked (in a round: a task's questions are answered by `tasks/update`).
 #[derive(Clone)]
-struct Stateless(ClientCapabilities);
+pub(crate) struct Stateless(ClientCapabilities);
 
 impl rmcp::ClientHandler for Stateless {
     fn get_info(&self) -> rmcp::model::ClientConfig {
@@ -41,22 +42,30 @@ impl rmcp::ClientHandler for Stateless {
         info.capabilities = self.0.clone();
         info
     }
+
+    async fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        Ok(serde_json::from_value(json!({"action": "accept", "content": {"ok": true}})).expect("an answer"))
+    }
 }
 
-async fn connect(server: &Server, capabilities: Value) -> RunningService<RoleClient, Stateless> {
+pub(crate) async fn connect(url: &str, capabilities: Value) -> RunningService<RoleClient, Stateless> {
     let capabilities = serde_json::from_value(capabilities).expect("capabilities");
-    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(server.url());
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url);
     let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
     Stateless(capabilities).serve_with_lifecycle(transport, lifecycle).await.expect("connects")
 }
 
 /// Capabilities that take tasks and can answer questions.
-fn takes_tasks() -> Value {
+pub(crate) fn takes_tasks() -> Value {
     json!({"elicitation": {"form": {}}, "extensions": {"io.modelcontextprotocol/tasks": {}}})
 }
 
 /// The task id of a call answered with a task.
-async fn task_of(client: &RunningService<RoleClient, Stateless>, request: CallToolRequestParams) -> String {
+pub(crate) async fn task_of(client: &RunningService<RoleClient, Stateless>, request: CallToolRequestParams) -> String {
     match client.call_tool_once(request).await.expect("tools/call") {
         CallToolResponse::Task(created) => {
             assert_eq!(created.task.status, TaskStatus::Working);
@@ -69,7 +78,7 @@ async fn task_of(client: &RunningService<RoleClient, Stateless>, request: CallTo
 
 /// Polls the task every 50 ms (at most 200 times) until `done` says so, keeping
 /// every status message seen.
-async fn poll_until(
+pub(crate) async fn poll_until(
     client: &RunningService<RoleClient, Stateless>,
     task_id: &str,
     messages: &mut Vec<String>,
@@ -86,12 +95,12 @@ async fn poll_until(
     panic!("task {task_id} never reached the state: {messages:?}");
 }
 
-fn is_terminal(state: &GetTaskResult) -> bool {
+pub(crate) fn is_terminal(state: &GetTaskResult) -> bool {
     state.task.status().is_terminal()
 }
 
 /// The text of a completed task's first content block.
-fn result_text(state: &GetTaskResult) -> String {
+pub(crate) fn result_text(state: &GetTaskResult) -> String {
     match &state.task.payload {
         TaskPayload::Completed { result } => result["content"][0]["text"].as_str().unwrap_or_default().to_string(),
         other => panic!("not completed: {other:?}"),
@@ -106,7 +115,7 @@ fn runtime() -> tokio::runtime::Runtime {
 fn a_long_call_becomes_a_task_that_reports_progress_and_ends_with_its_result() {
     let (_folder, server) = server();
     runtime().block_on(async {
-        let client = connect(&server, takes_tasks()).await;
+        let client = connect(&server.url(), takes_tasks()).await;
         let task_id = task_of(&client, call("work", json!({"steps": 6, "pause_ms": 150, "ask": false}))).await;
         let mut messages = Vec::new();
         let done = poll_until(&client, &task_id, &mut messages, is_terminal).await;
@@ -134,7 +143,7 @@ fn a_long_call_becomes_a_task_that_reports_progress_and_ends_with_its_result() {
 fn a_question_during_a_task_is_its_input_request_and_the_update_answers_it() {
     let (_folder, server) = server();
     runtime().block_on(async {
-        let client = connect(&server, takes_tasks()).await;
+        let client = connect(&server.url(), takes_tasks()).await;
         let task_id = task_of(&client, call("work", json!({"steps": 3, "pause_ms": 200, "ask": true}))).await;
         let mut messages = Vec::new();
         let waiting = poll_until(&client, &task_id, &mut messages, |s| s.task.status() != TaskStatus::Working).await;
@@ -160,7 +169,7 @@ fn a_question_during_a_task_is_its_input_request_and_the_update_answers_it() {
 fn a_cancelled_task_stops_its_call_and_frees_its_slot() {
     let (_folder, server) = server();
     runtime().block_on(async {
-        let client = connect(&server, takes_tasks()).await;
+        let client = connect(&server.url(), takes_tasks()).await;
         let task_id = task_of(&client, call("spin", json!({}))).await;
         client.cancel_task(CancelTaskParams::new(&task_id)).await.expect("tasks/cancel");
         let cancelled_at = Instant::now();
@@ -178,7 +187,7 @@ fn a_cancelled_task_stops_its_call_and_frees_its_slot() {
 fn a_client_that_does_not_take_tasks_gets_the_result_in_its_request() {
     let (_folder, server) = server();
     runtime().block_on(async {
-        let client = connect(&server, json!({})).await;
+        let client = connect(&server.url(), json!({})).await;
         let answer = client.call_tool(call("work", json!({"steps": 2, "pause_ms": 350, "ask": false}))).await;
         let answer = answer.expect("tools/call");
         let text = serde_json::to_value(&answer.content[0]).expect("JSON")["text"].clone();

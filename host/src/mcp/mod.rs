@@ -42,6 +42,8 @@ mod offers;
 mod profiles;
 mod revealed;
 mod rounds;
+#[cfg(feature = "http")]
+mod store;
 mod tasks;
 mod trace;
 mod transport;
@@ -116,6 +118,9 @@ pub struct McpServer {
     revealed: Arc<revealed::Revealed>,
     /// The profiles served apart, at `/mcp/NAME` (over HTTP).
     profiles: Option<Arc<profiles::Profiles>>,
+    /// The store shared with other replicas (over HTTP), if any.
+    #[cfg(feature = "http")]
+    store: Option<store::Store>,
 }
 
 impl McpServer {
@@ -143,6 +148,8 @@ impl McpServer {
             listed: Arc::default(),
             revealed: Arc::default(),
             profiles: None,
+            #[cfg(feature = "http")]
+            store: None,
         }
     }
 
@@ -153,6 +160,36 @@ impl McpServer {
     #[must_use]
     pub fn with_tasks_after(self, patience: Option<std::time::Duration>) -> McpServer {
         McpServer { tasks: Tasks::after(patience), ..self }
+    }
+
+    /// The same handler, one of several replicas sharing `store`: any of them answers
+    /// a task's `tasks/get`, `tasks/update` and `tasks/cancel`, and a retry answering
+    /// a call's question, while the call runs on the one that started it. Acts on
+    /// what the other replicas ask from then on: the last of the `with_` calls.
+    #[cfg(feature = "http")]
+    pub(crate) fn with_store(self, store: Option<store::Store>) -> McpServer {
+        let Some(store) = store else { return self };
+        let server = McpServer {
+            rounds: self.rounds.clone().of_replica(store.replica()),
+            tasks: self.tasks.clone().shared(store.clone()),
+            store: Some(store.clone()),
+            ..self
+        };
+        if let Some(mut inbox) = store.take_inbox() {
+            let serving = server.clone();
+            tokio::spawn(async move {
+                while let Some(asked) = inbox.recv().await {
+                    match asked {
+                        store::Asked::Resume(resume) => {
+                            let (serving, store) = (serving.clone(), store.clone());
+                            tokio::spawn(async move { serving.resume_for_replica(&store, resume).await });
+                        }
+                        other => serving.tasks.asked(other),
+                    }
+                }
+            });
+        }
+        server
     }
 
     /// [`serve_stdio`] with this handler (e.g. one [`McpServer::with_audit`]).
@@ -389,7 +426,7 @@ impl ServerHandler for McpServer {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.tasks.get(&request.task_id).map(GetTaskResult::new)
+        self.tasks.get(&request.task_id).await.map(GetTaskResult::new)
     }
 
     async fn update_task(
@@ -397,7 +434,7 @@ impl ServerHandler for McpServer {
         request: UpdateTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks.update(&request.task_id, request.input_responses)
+        self.tasks.update(&request.task_id, request.input_responses).await
     }
 
     async fn cancel_task(
@@ -405,7 +442,7 @@ impl ServerHandler for McpServer {
         request: CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks.cancel(&request.task_id)
+        self.tasks.cancel(&request.task_id).await
     }
 
     /// A request rmcp read as none it knows: a known method's params were wrong
@@ -469,19 +506,58 @@ impl McpServer {
         let support = self.host_for(&context).task_support(&request.name);
         let patience = self.tasks.patience(support, &context)?;
         let running = match &request.request_state {
-            Some(state) => self.rounds.resume(state, request.input_responses.as_ref()).ok_or_else(|| {
-                let message =
-                    "no call waits under this requestState (it ended, or ran out of time): call the tool again";
-                ErrorData::invalid_params(message, Some(json!({"requestState": state})))
-            })?,
+            Some(state) => match self.rounds.resume(state, request.input_responses.as_ref()) {
+                Some(running) => running,
+                None => return self.resume_elsewhere(state, request.input_responses.clone(), patience, &context).await,
+            },
             None => self.start_call(request, &context),
         };
-        match self.rounds.round(running, context.ct.cancelled(), patience).await {
+        let round = self.rounds.round(running, context.ct.cancelled(), patience).await;
+        self.answer_round(round).await
+    }
+
+    /// A round for a call that does not wait here: relayed to the replica where it
+    /// waits (with a shared store), else refused, saying what to do.
+    async fn resume_elsewhere(
+        &self,
+        state: &str,
+        responses: Option<rmcp::model::InputResponses>,
+        patience: Option<std::time::Duration>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        #[cfg(feature = "http")]
+        if let Some(store) = &self.store
+            && let Some(owner) = store.other_owner(state)
+        {
+            return store.relay(owner, state, responses, patience, context.ct.cancelled()).await;
+        }
+        #[cfg(not(feature = "http"))]
+        let _ = (responses, patience, context);
+        Err(no_call_waits(state))
+    }
+
+    /// Runs a round another replica relayed (its client's retry reached that one)
+    /// and sends it the answer.
+    #[cfg(feature = "http")]
+    async fn resume_for_replica(&self, store: &store::Store, resume: store::Resume) {
+        let answer = match self.rounds.resume(&resume.state, resume.responses.as_ref()) {
+            Some(running) => {
+                let round = self.rounds.round(running, store.closed(&resume.round), resume.patience).await;
+                self.answer_round(round).await
+            }
+            None => Err(no_call_waits(&resume.state)),
+        };
+        store.answer(&resume, answer).await;
+    }
+
+    /// A round's answer to the client: the call's result, its question, or its task.
+    async fn answer_round(&self, round: Option<Round>) -> Result<CallToolResponse, ErrorData> {
+        match round {
             Some(Round::Done(outcome)) => Ok(self.tool_result(outcome).into()),
             Some(Round::Asks(asks)) => Ok((*asks).into()),
             Some(Round::Long(running)) => {
                 let server = self.clone();
-                Ok(CallToolResponse::Task(self.tasks.adopt(running, move |outcome| server.tool_result(outcome))))
+                Ok(CallToolResponse::Task(self.tasks.adopt(running, move |outcome| server.tool_result(outcome)).await))
             }
             None => {
                 Err(ErrorData::internal_error("the call was cancelled, or its task ended without an outcome", None))
@@ -544,6 +620,12 @@ impl McpServer {
             Err(error) => CallToolResult::error(vec![ContentBlock::text(error.to_string())]),
         }
     }
+}
+
+/// The error for a round that names no waiting call.
+fn no_call_waits(state: &str) -> ErrorData {
+    let message = "no call waits under this requestState (it ended, or ran out of time): call the tool again";
+    ErrorData::invalid_params(message, Some(json!({"requestState": state})))
 }
 
 /// One tool call as the face makes it: on the tools this caller may use, within its

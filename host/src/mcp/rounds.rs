@@ -8,6 +8,8 @@
 //! ten minutes later. At most 256 calls wait at once: past that a question is
 //! declined. A client that closes a round's request cancels the call. A client
 //! that takes tasks gets one for a call still running after a while (`tasks.rs`).
+//! Replicas sharing a store name their waiting calls `REPLICA.RANDOM`, so that a
+//! retry reaching another replica is relayed to this one (`store.rs`).
 
 #![allow(deprecated, reason = "rmcp marks MCP sampling deprecated (SEP-2577); the revisions we serve still have it")]
 
@@ -80,9 +82,20 @@ pub(super) enum Round {
 
 /// The waiting calls, shared by every session of a server.
 #[derive(Clone, Default)]
-pub(super) struct Rounds(Arc<Mutex<HashMap<String, Waiting>>>);
+pub(super) struct Rounds {
+    waiting: Arc<Mutex<HashMap<String, Waiting>>>,
+    /// The replica's name in a shared store, which starts each waiting call's name
+    /// (`REPLICA.RANDOM`), so that another replica knows where the call waits.
+    replica: Option<Arc<str>>,
+}
 
 impl Rounds {
+    /// The same waiting calls, named as replica `replica`'s.
+    #[cfg(feature = "http")]
+    pub(super) fn of_replica(self, replica: &str) -> Rounds {
+        Rounds { replica: Some(replica.into()), ..self }
+    }
+
     /// Starts a call's first round: the observer to run it with (asking through
     /// events when `capabilities` allow, reporting through `reports`), the running
     /// call's handle, the sender its task reports its end with, and what cancels it.
@@ -110,7 +123,7 @@ impl Rounds {
         state: &str,
         responses: Option<&std::collections::BTreeMap<String, Value>>,
     ) -> Option<Running> {
-        let waiting = lock(&self.0).remove(state)?;
+        let waiting = lock(&self.waiting).remove(state)?;
         let response = |key: &str| responses.and_then(|all| all.get(key)).cloned().unwrap_or(Value::Null);
         match waiting.answer {
             Answer::Elicit(answer) => {
@@ -175,14 +188,17 @@ impl Rounds {
         answer: Answer,
         (key, request): (&str, Value),
     ) -> Result<InputRequiredResult, Running> {
-        let mut waiting = lock(&self.0);
+        let mut waiting = lock(&self.waiting);
         waiting.retain(|_, call| call.since.elapsed() < FORGET_AFTER);
         if waiting.len() >= MAX_WAITING {
             tracing::warn!("{MAX_WAITING} MCP calls wait for answers already: a question is declined");
             answer.decline("the host has too many calls waiting for answers");
             return Err(running);
         }
-        let Some(state) = request_state() else {
+        let Some(state) = random_name().map(|name| match &self.replica {
+            Some(replica) => format!("{replica}.{name}"),
+            None => name,
+        }) else {
             answer.decline("the host has no random bytes to name the waiting call");
             return Err(running);
         };
@@ -262,9 +278,10 @@ pub(super) fn request(method: &str, params: Value) -> Value {
     json!({"method": method, "params": params})
 }
 
-/// A fresh name for a waiting call: 128 random bits, in hex (the client echoes it;
-/// it names nothing else, so it needs no seal).
-fn request_state() -> Option<String> {
+/// A fresh name (for a waiting call, a replica, a relayed round): 128 random bits,
+/// in hex. A client echoes a waiting call's; it names nothing else, so it needs no
+/// seal.
+pub(super) fn random_name() -> Option<String> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).ok()?;
     Some(bytes.iter().map(|byte| format!("{byte:02x}")).collect())

@@ -8,7 +8,8 @@
 //! whose manifest says `task = "required"` runs as a task at once (a client that
 //! does not take tasks is refused); `"forbidden"`, never. rmcp's
 //! `TaskManager` keeps the tasks; one is kept ten minutes, and at most 256 run at
-//! once: past that a call stays in its request.
+//! once: past that a call stays in its request. Replicas sharing a store mirror
+//! their tasks' state into it and find each other's there (`store.rs`).
 
 #![allow(deprecated, reason = "rmcp marks MCP sampling deprecated (SEP-2577); the revisions we serve still have it")]
 
@@ -43,6 +44,10 @@ const POLL_INTERVAL_MS: u64 = 500;
 pub(super) struct Tasks {
     manager: TaskManager,
     patience: Option<Duration>,
+    /// The store shared with other replicas, where each task's state is mirrored
+    /// and other replicas' tasks are found.
+    #[cfg(feature = "http")]
+    store: Option<super::store::Store>,
 }
 
 impl Default for Tasks {
@@ -54,7 +59,18 @@ impl Default for Tasks {
 impl Tasks {
     /// Tasks for calls still running after `patience`; none when it is `None`.
     pub(super) fn after(patience: Option<Duration>) -> Tasks {
-        Tasks { manager: TaskManager::new(), patience }
+        Tasks {
+            manager: TaskManager::new(),
+            patience,
+            #[cfg(feature = "http")]
+            store: None,
+        }
+    }
+
+    /// The same tasks, mirrored into `store`, and other replicas' tasks found there.
+    #[cfg(feature = "http")]
+    pub(super) fn shared(self, store: super::store::Store) -> Tasks {
+        Tasks { store: Some(store), ..self }
     }
 
     /// Whether calls may become tasks at all (the capability to declare).
@@ -90,8 +106,9 @@ impl Tasks {
         Ok(Some(if support == TaskSupport::Required { Duration::ZERO } else { patience }))
     }
 
-    /// Goes on with `running` as a task, whose result `finish` makes of the outcome.
-    pub(super) fn adopt(
+    /// Goes on with `running` as a task, whose result `finish` makes of the outcome;
+    /// with a shared store, once the store has it (so that any replica knows it).
+    pub(super) async fn adopt(
         &self,
         running: Running,
         finish: impl FnOnce(CallOutcome) -> CallToolResult + Send + 'static,
@@ -101,22 +118,100 @@ impl Tasks {
             .with_poll_interval_ms(POLL_INTERVAL_MS)
             .with_status_message("The call is running.");
         let task = self.manager.spawn(options, move |context| follow(running, context, finish).boxed());
+        #[cfg(feature = "http")]
+        if let Some(store) = &self.store {
+            let written = match self.manager.get_task(&task.task_id) {
+                Ok(state) => match store.put_task(&state).await {
+                    Ok(()) => serde_json::to_string(&state).unwrap_or_default(),
+                    Err(error) => {
+                        tracing::warn!("cannot write a task's state to the shared store: {error}");
+                        String::new()
+                    }
+                },
+                Err(_) => String::new(),
+            };
+            tokio::spawn(mirror(self.manager.clone(), task.task_id.clone(), store.clone(), written));
+        }
         CreateTaskResult::new(task)
     }
 
-    /// `tasks/get`: the task's state, with its questions or its result.
-    pub(super) fn get(&self, task_id: &str) -> Result<DetailedTask, ErrorData> {
-        self.manager.get_task(task_id)
+    /// `tasks/get`: the task's state, with its questions or its result (of a task
+    /// another replica runs, from the store).
+    pub(super) async fn get(&self, task_id: &str) -> Result<DetailedTask, ErrorData> {
+        let here = self.manager.get_task(task_id);
+        #[cfg(feature = "http")]
+        if let (Err(_), Some(store)) = (&here, &self.store)
+            && let Some(task) = store.task(task_id).await?
+        {
+            return Ok(task);
+        }
+        here
     }
 
-    /// `tasks/update`: the client's answers to the task's questions.
-    pub(super) fn update(&self, task_id: &str, responses: InputResponses) -> Result<(), ErrorData> {
+    /// `tasks/update`: the client's answers to the task's questions (sent to the
+    /// replica running it, if another one).
+    pub(super) async fn update(&self, task_id: &str, responses: InputResponses) -> Result<(), ErrorData> {
+        #[cfg(feature = "http")]
+        if let Some(store) = &self.store
+            && self.manager.get_task(task_id).is_err()
+            && store.update_task(task_id, responses.clone()).await?
+        {
+            return Ok(());
+        }
         self.manager.update_task(task_id, responses)
     }
 
-    /// `tasks/cancel`: stops the task's call.
-    pub(super) fn cancel(&self, task_id: &str) -> Result<(), ErrorData> {
+    /// `tasks/cancel`: stops the task's call (on the replica running it).
+    pub(super) async fn cancel(&self, task_id: &str) -> Result<(), ErrorData> {
+        #[cfg(feature = "http")]
+        if let Some(store) = &self.store
+            && self.manager.get_task(task_id).is_err()
+            && store.cancel_task(task_id).await?
+        {
+            return Ok(());
+        }
         self.manager.cancel_task(task_id)
+    }
+
+    /// Acts on another replica's `tasks/update` or `tasks/cancel` of a task run here.
+    #[cfg(feature = "http")]
+    pub(super) fn asked(&self, asked: super::store::Asked) {
+        let outcome = match asked {
+            super::store::Asked::Update { task, responses } => self.manager.update_task(&task, responses),
+            super::store::Asked::Cancel { task } => self.manager.cancel_task(&task),
+            super::store::Asked::Resume(_) => return,
+        };
+        if let Err(error) = outcome {
+            tracing::debug!("another replica asked about a task this one no longer has: {}", error.message);
+        }
+    }
+}
+
+/// How often a task's state is copied into the shared store while it changes.
+#[cfg(feature = "http")]
+const MIRROR_EVERY: Duration = Duration::from_millis(100);
+
+/// Copies task `id`'s state into `store` whenever it changes from what was
+/// `written`, until it has ended (or been forgotten).
+#[cfg(feature = "http")]
+async fn mirror(manager: TaskManager, id: String, store: super::store::Store, mut written: String) {
+    let mut failing = false;
+    loop {
+        let Ok(task) = manager.get_task(&id) else { return };
+        let state = serde_json::to_string(&task).unwrap_or_default();
+        if state != written {
+            match store.put_task(&task).await {
+                Ok(()) => (written, failing) = (state, false),
+                Err(error) if !failing => {
+                    tracing::warn!("cannot write task {id}'s state to the shared store: {error}");
+                    failing = true;
+                }
+                Err(_) => {}
+            }
+        } else if !matches!(task.status(), rmcp::model::TaskStatus::Working | rmcp::model::TaskStatus::InputRequired) {
+            return;
+        }
+        tokio::time::sleep(MIRROR_EVERY).await;
     }
 }
 

@@ -25,6 +25,7 @@ mod listener;
 mod polling;
 mod turns;
 
+pub use super::store::{Store, StoreError};
 pub use auth::OAuthOptions;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -127,6 +128,10 @@ pub struct HttpOptions {
     /// Named toolsets each served at `/mcp/NAME` (see [`McpServer::with_profiles`]);
     /// none by default. `/mcp` serves every tool.
     pub profiles: BTreeMap<String, crate::host::Profile>,
+    /// The Redis or Valkey store this server shares with its other replicas (see
+    /// [`Store`]), so that the stateless revision needs no affinity; none by default:
+    /// a task, or a call waiting for an answer, is then known only to its replica.
+    pub store: Option<Store>,
 }
 
 impl HttpOptions {
@@ -159,6 +164,7 @@ impl HttpOptions {
             metrics_addr: None,
             tracing: false,
             profiles: BTreeMap::new(),
+            store: None,
         }
     }
 }
@@ -375,13 +381,14 @@ fn router(
         {
             let ready = ready.clone();
             let handler = OnceLock::new();
-            let (tasks_after, audit, limits, access, tracing, profiles) = (
+            let (tasks_after, audit, limits, access, tracing, profiles, store) = (
                 options.tasks_after,
                 options.audit.clone(),
                 options.rate_limits.clone(),
                 options.access.clone(),
                 options.tracing,
                 options.profiles.clone(),
+                options.store.clone(),
             );
             move || {
                 let host = ready.get().ok_or_else(|| std::io::Error::other("the plugins are still loading"))?;
@@ -394,6 +401,7 @@ fn router(
                         .with_metrics(metrics.clone())
                         .with_tracing(tracing)
                         .with_profiles(profiles.clone())
+                        .with_store(store.clone())
                 });
                 Ok(server.for_session())
             }
