@@ -3,7 +3,8 @@
 # tool, the `hostile` test guest's echo), the Python SDK's MCPServer and the
 # TypeScript SDK's server (both stateless JSON mode, an unsandboxed in-process echo),
 # and the floor: the same answer from a server on toolhost's HTTP stack with nothing
-# behind it (host/examples/http_floor.rs); loaded by wrk with the same
+# behind it (host/examples/http_floor.rs), and that floor with the library's
+# sandboxed call behind it (floor+call); loaded by wrk with the same
 # stateless tools/call at 1, 16 and 64 connections.
 # Prints throughput, p50/p99 latency, server CPU per call and resident memory.
 #
@@ -85,6 +86,10 @@ measure() {
 port=$(free_port)
 target/release/examples/http_floor "$port" &
 measure floor $! "$port" 2026-07-28 "$stateless"
+
+port=$(free_port)
+target/release/examples/http_floor "$port" "$plugins" &
+measure floor+call $! "$port" 2026-07-28 "$stateless"
 
 port=$(free_port)
 target/release/toolhost serve --http "127.0.0.1:$port" --plugins "$plugins" 2>/dev/null &
