@@ -68,13 +68,14 @@ pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port()
 }
 
-/// Waits (at most 10 s) until `what` listens on loopback `port`.
+/// Waits (at most 30 s: a Node server starting while every test runs on two cores
+/// took more than 10) until `what` listens on loopback `port`.
 pub(crate) fn wait_until_listening(port: u16, what: &str) {
-    for _ in 0..200 {
+    for _ in 0..600 {
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
             return;
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    panic!("{what} did not listen on port {port} within 10 s");
+    panic!("{what} did not listen on port {port} within 30 s");
 }
