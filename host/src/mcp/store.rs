@@ -193,10 +193,9 @@ impl Store {
         lock(&self.inner.inbox).take()
     }
 
-    /// Writes a task's state, as its replica (this one) has it.
-    pub(crate) async fn put_task(&self, task: &DetailedTask) -> redis::RedisResult<()> {
-        let state = serde_json::to_string(task).unwrap_or_default();
-        self.put_task_json(&task.task.task_id, &self.inner.replica, &state).await
+    /// Writes task `id`'s state (its JSON), as its replica (this one) has it.
+    pub(crate) async fn put_task(&self, id: &str, state: &str) -> redis::RedisResult<()> {
+        self.put_task_json(id, &self.inner.replica, state).await
     }
 
     async fn put_task_json(&self, id: &str, owner: &str, state: &str) -> redis::RedisResult<()> {
@@ -217,7 +216,7 @@ impl Store {
         let mut task: DetailedTask = serde_json::from_str(&state).map_err(|e| {
             ErrorData::internal_error(format!("the store holds a task this server cannot read: {e}"), None)
         })?;
-        if is_terminal(&task) || self.alive(&owner).await? {
+        if task.status().is_terminal() || self.alive(&owner).await? {
             return Ok(Some(task));
         }
         let error = ErrorData::internal_error(
@@ -485,10 +484,6 @@ async fn subscribe(client: &redis::Client, channel: &str) -> redis::RedisResult<
         .map_err(|_| redis::RedisError::from(std::io::Error::from(std::io::ErrorKind::TimedOut)))??;
     pubsub.subscribe(channel).await?;
     Ok(pubsub.into_on_message())
-}
-
-fn is_terminal(task: &DetailedTask) -> bool {
-    matches!(task.payload, TaskPayload::Completed { .. } | TaskPayload::Failed { .. } | TaskPayload::Cancelled)
 }
 
 fn replica_gone() -> ErrorData {

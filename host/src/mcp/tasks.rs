@@ -120,17 +120,9 @@ impl Tasks {
         let task = self.manager.spawn(options, move |context| follow(running, context, finish).boxed());
         #[cfg(feature = "http")]
         if let Some(store) = &self.store {
-            let written = match self.manager.get_task(&task.task_id) {
-                Ok(state) => match store.put_task(&state).await {
-                    Ok(()) => serde_json::to_string(&state).unwrap_or_default(),
-                    Err(error) => {
-                        tracing::warn!("cannot write a task's state to the shared store: {error}");
-                        String::new()
-                    }
-                },
-                Err(_) => String::new(),
-            };
-            tokio::spawn(mirror(self.manager.clone(), task.task_id.clone(), store.clone(), written));
+            let mut mirror = Mirror::new(self.manager.clone(), task.task_id.clone(), store.clone());
+            mirror.copy().await;
+            tokio::spawn(mirror.follow());
         }
         CreateTaskResult::new(task)
     }
@@ -191,27 +183,49 @@ impl Tasks {
 #[cfg(feature = "http")]
 const MIRROR_EVERY: Duration = Duration::from_millis(100);
 
-/// Copies task `id`'s state into `store` whenever it changes from what was
-/// `written`, until it has ended (or been forgotten).
+/// A task's state copied into the shared store whenever it changes, until it has
+/// ended (or been forgotten).
 #[cfg(feature = "http")]
-async fn mirror(manager: TaskManager, id: String, store: super::store::Store, mut written: String) {
-    let mut failing = false;
-    loop {
-        let Ok(task) = manager.get_task(&id) else { return };
+struct Mirror {
+    manager: TaskManager,
+    id: String,
+    store: super::store::Store,
+    /// The state last written.
+    written: String,
+    /// Whether the last write failed (said once, not at every try).
+    failing: bool,
+}
+
+#[cfg(feature = "http")]
+impl Mirror {
+    fn new(manager: TaskManager, id: String, store: super::store::Store) -> Mirror {
+        Mirror { manager, id, store, written: String::new(), failing: false }
+    }
+
+    /// Writes the task's state if it changed; whether there may be more to write
+    /// (not once the task's last state is written, or the task is forgotten).
+    async fn copy(&mut self) -> bool {
+        let Ok(task) = self.manager.get_task(&self.id) else { return false };
         let state = serde_json::to_string(&task).unwrap_or_default();
-        if state != written {
-            match store.put_task(&task).await {
-                Ok(()) => (written, failing) = (state, false),
-                Err(error) if !failing => {
-                    tracing::warn!("cannot write task {id}'s state to the shared store: {error}");
-                    failing = true;
-                }
-                Err(_) => {}
-            }
-        } else if !matches!(task.status(), rmcp::model::TaskStatus::Working | rmcp::model::TaskStatus::InputRequired) {
-            return;
+        if state == self.written {
+            return !task.status().is_terminal();
         }
-        tokio::time::sleep(MIRROR_EVERY).await;
+        match self.store.put_task(&self.id, &state).await {
+            Ok(()) => (self.written, self.failing) = (state, false),
+            Err(error) if !self.failing => {
+                tracing::warn!("cannot write task {}'s state to the shared store: {error}", self.id);
+                self.failing = true;
+            }
+            Err(_) => {}
+        }
+        true
+    }
+
+    /// Writes each change until there is none left to write.
+    async fn follow(mut self) {
+        while self.copy().await {
+            tokio::time::sleep(MIRROR_EVERY).await;
+        }
     }
 }
 
