@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # MCP over HTTP side by side, in one run: toolhost serve --http (a sandboxed trivial
-# tool, the `hostile` test guest's echo), the Python SDK's MCPServer and the
-# TypeScript SDK's server (both stateless JSON mode, an unsandboxed in-process echo),
-# and the floor: the same answer from a server on toolhost's HTTP stack with nothing
+# tool, the `hostile` test guest's echo; answered by its direct path, and, as
+# toolhost/rmcp, with a `_meta` key that path leaves to rmcp's per-request service),
+# the Python SDK's MCPServer and the TypeScript SDK's server (both stateless JSON
+# mode, an unsandboxed in-process echo), and the floor: the same answer from a
+# server on toolhost's HTTP stack with nothing
 # behind it (host/examples/http_floor.rs), and that floor with the library's
 # sandboxed call behind it (floor+call); loaded by wrk with the same
 # stateless tools/call at 1, 16 and 64 connections.
@@ -94,6 +96,14 @@ measure floor+call $! "$port" 2026-07-28 "$stateless"
 port=$(free_port)
 target/release/toolhost serve --http "127.0.0.1:$port" --plugins "$plugins" 2>/dev/null &
 measure toolhost $! "$port" 2026-07-28 "$stateless"
+
+# The same call with a `_meta` key (a log level) that the direct path leaves to
+# rmcp's per-request service (host/src/mcp/http/direct.rs): what that service costs.
+leveled_meta='"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/logLevel": "info"}'
+leveled="{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/call\", \"params\": {$arguments, $leveled_meta}}"
+port=$(free_port)
+target/release/toolhost serve --http "127.0.0.1:$port" --plugins "$plugins" 2>/dev/null &
+measure toolhost/rmcp $! "$port" 2026-07-28 "$leveled"
 
 body="{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/call\", \"params\": {$arguments}}"
 port=$(free_port)

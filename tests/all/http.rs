@@ -7,6 +7,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, ClientConfig, ProtocolVersion};
@@ -26,6 +27,8 @@ pub(crate) struct Server {
     pub(crate) port: u16,
     /// Where it serves metrics, when asked to (`--metrics-addr`).
     pub(crate) metrics_port: Option<u16>,
+    /// The lines it wrote to stderr after its address (the first 10,000).
+    said: Arc<Mutex<Vec<String>>>,
 }
 
 impl Server {
@@ -69,8 +72,22 @@ impl Server {
         let port = read_port();
         let metrics_port = options.contains(&"--metrics-addr").then(&mut read_port);
         // Keep reading what it says, so that it never blocks on a full pipe.
-        std::thread::spawn(move || for _ in stderr.lines() {});
-        Server { child, port, metrics_port }
+        let said = Arc::new(Mutex::new(Vec::new()));
+        let kept = said.clone();
+        std::thread::spawn(move || {
+            for line in stderr.lines().map_while(Result::ok) {
+                let mut kept = kept.lock().expect("lock");
+                if kept.len() < 10_000 {
+                    kept.push(line);
+                }
+            }
+        });
+        Server { child, port, metrics_port, said }
+    }
+
+    /// How many lines the server wrote to stderr holding `text`.
+    pub(crate) fn said(&self, text: &str) -> usize {
+        self.said.lock().expect("lock").iter().filter(|line| line.contains(text)).count()
     }
 
     /// Waits (a bounded while) until `/health` says the plugins are loaded.
@@ -215,7 +232,9 @@ fn rmcp_clients_list_and_call_tools_stateless_and_in_sessions_with_a_token() {
     let folder = tempfile::tempdir().expect("temporary folder");
     let token_file = folder.path().join("token");
     std::fs::write(&token_file, "s3cret-token\n").expect("write the token");
-    let server = Server::start(&common::plugins_dir(), &["--token-file", token_file.to_str().expect("UTF-8")]);
+    let options = ["--token-file", token_file.to_str().expect("UTF-8")];
+    let logs = [("TOOLHOST_LOG", "toolhost::mcp::http::direct=debug")];
+    let server = Server::start_with_env(&common::plugins_dir(), &options, &logs);
     server.wait_until_ready();
     let revisions = [None, Some(ProtocolVersion::V_2025_06_18), Some(ProtocolVersion::V_2025_11_25)];
     runtime().block_on(async {
@@ -241,6 +260,8 @@ fn rmcp_clients_list_and_call_tools_stateless_and_in_sessions_with_a_token() {
             client.cancel().await.expect("the client closes");
         }
     });
+    // rmcp's client's stateless calls (carrying a progress token) took the direct path.
+    assert_eq!(server.said(ANSWERED_DIRECTLY), 2);
 }
 
 #[test]
@@ -506,6 +527,70 @@ fn a_client_that_leaves_mid_call_or_idles_does_not_stop_the_server_serving_other
         client.cancel().await.expect("the client closes");
     });
     drop(idle);
+}
+
+/// The line the server logs (at debug) for a call it answers without rmcp's service.
+const ANSWERED_DIRECTLY: &str = "answered without rmcp's per-request service";
+
+#[test]
+fn a_plain_stateless_call_is_answered_without_rmcps_service_as_rmcp_answers_it() {
+    let folder = tempfile::tempdir().expect("temporary folder");
+    std::fs::copy(common::test_guest("hostile"), folder.path().join("hostile.wasm")).expect("copy");
+    let audit = folder.path().join("audit.log");
+    let options = ["--audit-log", audit.to_str().expect("UTF-8")];
+    let server =
+        Server::start_with_env(folder.path(), &options, &[("TOOLHOST_LOG", "toolhost::mcp::http::direct=debug")]);
+    server.wait_until_ready();
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    // The same call, plain, and with a `_meta` key (a log level) that leaves it to rmcp.
+    let answers = |name: &str, arguments: Value| -> [(u16, Value); 2] {
+        let headers = format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {name}\r\n");
+        let mut to_rmcp = meta.clone();
+        to_rmcp["io.modelcontextprotocol/logLevel"] = json!("info");
+        [meta.clone(), to_rmcp].map(|meta| {
+            let params = json!({"name": name, "arguments": arguments, "_meta": meta});
+            let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": params}).to_string();
+            let answer = post(server.port, &headers, &body);
+            assert!(answer.head.contains("content-type: application/json"), "{}", answer.head);
+            (answer.status, serde_json::from_str(&answer.body).unwrap_or_else(|_| panic!("{}", answer.body)))
+        })
+    };
+    let calls = [
+        ("echo", json!({"text": "plain"})),
+        ("Echo", json!({"text": "a drifted name"})),
+        ("echo", json!({"text": 5})),
+        ("no_such_tool", json!({})),
+    ];
+    for (name, arguments) in &calls {
+        let [direct, through_rmcp] = answers(name, arguments.clone());
+        assert_eq!(direct, through_rmcp, "{name} {arguments}");
+        assert_eq!(direct.0, 200);
+    }
+    assert_eq!(server.said(ANSWERED_DIRECTLY), calls.len(), "each plain call, and only those, answered directly");
+    let [(_, echoed), _] = answers("echo", json!({"text": "plain"}));
+    assert_eq!(echoed["result"]["structuredContent"], json!({"result": "plain"}), "{echoed}");
+    // A plain call whose client leaves stops (the tool would sleep 3 s).
+    let sleep = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "sleep", "arguments": {"ms": 3000}, "_meta": meta}})
+    .to_string();
+    let mut left = TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, \
+         text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: sleep\r\n\
+         Content-Length: {}\r\n\r\n{sleep}",
+        sleep.len()
+    );
+    left.write_all(request.as_bytes()).expect("send");
+    std::thread::sleep(Duration::from_millis(200));
+    drop(left);
+    let slept = (0..100).find_map(|_| {
+        std::thread::sleep(Duration::from_millis(50));
+        let text = std::fs::read_to_string(&audit).unwrap_or_default();
+        text.lines().map(|line| serde_json::from_str::<Value>(line).expect("JSON")).find(|line| line["name"] == "sleep")
+    });
+    let slept = slept.expect("the abandoned call's audit line, within 5 s");
+    assert_eq!(slept["outcome"], "cancelled", "{slept}");
+    assert!(slept["duration_ms"].as_f64().unwrap_or(f64::MAX) < 2500.0, "{slept}");
 }
 
 /// A connection to the server on `port` from `source`, an address of loopback.

@@ -128,32 +128,38 @@ fn an_rmcp_client_over_http_hears_progress_and_log_lines() {
     let server = Server::start(folder.path(), &[]);
     server.wait_until_ready();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
-    runtime.block_on(async {
-        let listener = Listener::default();
-        let transport = StreamableHttpClientTransport::from_uri(server.url());
-        let client =
-            listener.clone().serve_with_lifecycle(transport, ClientLifecycleMode::Initialize).await.expect("connects");
-        let mut params = call("test_tool_with_progress", json!({}));
-        params.set_progress_token(ProgressToken(NumberOrString::String("p-1".into())));
-        let answer = client.call_tool(params).await.expect("tools/call");
-        assert_eq!(answer.is_error, Some(false), "{answer:?}");
-        client.call_tool(call("test_tool_with_logging", json!({}))).await.expect("tools/call");
-        // rmcp hands each notification to its own task: wait (a bounded while) for all.
-        for _ in 0..100 {
-            if listener.progress.lock().expect("lock").len() == 3 && listener.lines.lock().expect("lock").len() == 3 {
-                break;
+    // In a session of an older revision, and stateless (where the server answers
+    // the plain call itself, streaming what it tells before the result).
+    let stateless = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+    for lifecycle in [ClientLifecycleMode::Initialize, stateless] {
+        runtime.block_on(async {
+            let listener = Listener::default();
+            let transport = StreamableHttpClientTransport::from_uri(server.url());
+            let client = listener.clone().serve_with_lifecycle(transport, lifecycle).await.expect("connects");
+            let mut params = call("test_tool_with_progress", json!({}));
+            params.set_progress_token(ProgressToken(NumberOrString::String("p-1".into())));
+            let answer = client.call_tool(params).await.expect("tools/call");
+            assert_eq!(answer.is_error, Some(false), "{answer:?}");
+            let answer = client.call_tool(call("test_tool_with_logging", json!({}))).await.expect("tools/call");
+            assert_eq!(answer.is_error, Some(false), "{answer:?}");
+            // rmcp hands each notification to its own task: wait (a bounded while) for all.
+            for _ in 0..100 {
+                if listener.progress.lock().expect("lock").len() == 3 && listener.lines.lock().expect("lock").len() == 3
+                {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
             }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
-        let mut progress = listener.progress.lock().expect("lock").clone();
-        progress.sort_by(f64::total_cmp);
-        assert_eq!(progress, [0.0, 50.0, 100.0]);
-        let mut lines = listener.lines.lock().expect("lock").clone();
-        lines.sort_by_key(Value::to_string);
-        assert_eq!(
-            lines,
-            [json!("Tool execution completed"), json!("Tool execution started"), json!("Tool processing data")]
-        );
-        client.cancel().await.expect("the client closes");
-    });
+            let mut progress = listener.progress.lock().expect("lock").clone();
+            progress.sort_by(f64::total_cmp);
+            assert_eq!(progress, [0.0, 50.0, 100.0]);
+            let mut lines = listener.lines.lock().expect("lock").clone();
+            lines.sort_by_key(Value::to_string);
+            assert_eq!(
+                lines,
+                [json!("Tool execution completed"), json!("Tool execution started"), json!("Tool processing data")]
+            );
+            client.cancel().await.expect("the client closes");
+        });
+    }
 }

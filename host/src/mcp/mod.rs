@@ -504,7 +504,7 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let support = self.host_for(&context).task_support(&request.name);
-        let patience = self.tasks.patience(support, &context)?;
+        let patience = self.tasks.patience(support, context.client_capabilities().as_ref())?;
         let running = match &request.request_state {
             Some(state) => match self.rounds.resume(state, request.input_responses.as_ref()) {
                 Some(running) => running,
@@ -514,6 +514,26 @@ impl McpServer {
         };
         let round = self.rounds.round(running, context.ct.cancelled(), patience).await;
         self.answer_round(round).await
+    }
+
+    /// The first round of a stateless call the HTTP face read itself, without a
+    /// session's peer (`http/direct.rs`): what the call reports goes to `notices`, in
+    /// order, before its answer. `None` when the answer would be an error, which the
+    /// face then leaves to rmcp.
+    #[cfg(feature = "http")]
+    pub(crate) fn call_directly<C: Future<Output = ()> + Send + 'static>(
+        &self,
+        call: DirectCall,
+        notices: tokio::sync::mpsc::UnboundedSender<rmcp::model::ServerNotification>,
+        closed: C,
+    ) -> Option<impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + use<C>> {
+        let support = self.view(&call.caller, call.profile.as_deref()).task_support(&call.name);
+        let patience = self.tasks.patience(support, Some(&call.capabilities)).ok()?;
+        let reports = notify::observe_into(notices, call.progress_token, self.level.clone());
+        let who = Who { caller: call.caller, profile: call.profile, parent: None };
+        let running = self.start_observed(call.name, call.arguments, reports, None, Some(&call.capabilities), who);
+        let server = self.clone();
+        Some(async move { server.answer_round(server.rounds.round(running, closed, patience).await).await })
     }
 
     /// A round for a call that does not wait here: relayed to the replica where it
@@ -569,14 +589,32 @@ impl McpServer {
     fn start_call(&self, request: CallToolRequestParams, context: &RequestContext<RoleServer>) -> rounds::Running {
         let progress_token = request.progress_token().or_else(|| context.meta.get_progress_token());
         let (reports, notices) = notify::observe(context.peer.clone(), progress_token, self.level.clone());
-        let (observer, running, events, cancel) = Rounds::start(reports, context.client_capabilities().as_ref());
-        let (server, name) = (self.clone(), request.name.to_string());
-        let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let (caller, parent, profile) = (caller(context), self.trace_parent(context), profile(context));
+        let who = Who { caller: caller(context), profile: profile(context), parent: self.trace_parent(context) };
+        let capabilities = context.client_capabilities();
+        self.start_observed(request.name.into(), request.arguments, reports, Some(notices), capabilities.as_ref(), who)
+    }
+
+    /// Starts `who`'s call of `name` on a task of its own, reporting to `reports`
+    /// (whose sending task, if any, ends before the call's outcome is told), asking
+    /// through rounds what `capabilities` let it ask.
+    fn start_observed(
+        &self,
+        name: String,
+        arguments: Option<rmcp::model::JsonObject>,
+        reports: Arc<notify::ClientObserver>,
+        sending: Option<tokio::task::JoinHandle<()>>,
+        capabilities: Option<&rmcp::model::ClientCapabilities>,
+        who: Who,
+    ) -> rounds::Running {
+        let (observer, running, events, cancel) = Rounds::start(reports, capabilities);
+        let server = self.clone();
+        let arguments = arguments.map(Value::Object).unwrap_or(Value::Null);
         tokio::spawn(async move {
-            let call = server.call_as(caller, profile.as_deref(), parent);
+            let call = server.call_as(who.caller, who.profile.as_deref(), who.parent);
             let outcome = call.run(&name, arguments, observer, async move { cancel.notified().await }).await;
-            let _ = notices.await;
+            if let Some(sending) = sending {
+                let _ = sending.await;
+            }
             let _ = events.send(rounds::Event::Done(outcome));
         });
         running
@@ -620,6 +658,27 @@ impl McpServer {
             Err(error) => CallToolResult::error(vec![ContentBlock::text(error.to_string())]),
         }
     }
+}
+
+/// A stateless `tools/call` the HTTP face read itself (`http/direct.rs`): the tool's
+/// name and arguments, what its client can do, its progress token, and who calls,
+/// on which profile.
+#[cfg(feature = "http")]
+pub(crate) struct DirectCall {
+    pub(crate) name: String,
+    pub(crate) arguments: Option<rmcp::model::JsonObject>,
+    pub(crate) capabilities: rmcp::model::ClientCapabilities,
+    pub(crate) progress_token: Option<rmcp::model::ProgressToken>,
+    pub(crate) caller: Caller,
+    pub(crate) profile: Option<String>,
+}
+
+/// Who makes a call: the caller, on the profile the request named, in the trace it
+/// joins (when calls are spans).
+struct Who {
+    caller: Caller,
+    profile: Option<String>,
+    parent: Option<opentelemetry::Context>,
 }
 
 /// The error for a round that names no waiting call.

@@ -3,15 +3,19 @@
 //! lines as `notifications/message` at or above the session's `logging/setLevel`
 //! (info when the client set none). The reports are queued as the tool makes them
 //! and sent in order by one task per call, which the call waits for before it
-//! answers, so that every notification comes before the result. Its questions go
-//! to the client as requests (`asks.rs`).
+//! answers, so that every notification comes before the result (or, for a call the
+//! HTTP face answers itself, handed to it in order: `http/direct.rs`). Its questions
+//! go to the client as requests (`asks.rs`).
 
 #![allow(deprecated, reason = "rmcp marks MCP logging deprecated (SEP-2577); the revisions we serve still have it")]
 
 use std::sync::{Arc, Mutex};
 
 use futures::future::{BoxFuture, FutureExt as _};
-use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken};
+use rmcp::model::{
+    LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParam, ProgressNotification,
+    ProgressNotificationParam, ProgressToken, ServerNotification,
+};
 use rmcp::{Peer, RoleServer};
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -59,15 +63,12 @@ fn mcp_level(level: LogLevel) -> LoggingLevel {
     }
 }
 
-enum Notice {
-    Progress(ProgressNotificationParam),
-    Log(LoggingMessageNotificationParam),
-}
-
 /// The observer of one call: queues what the client is to be told.
 pub(super) struct ClientObserver {
-    peer: Peer<RoleServer>,
-    queue: mpsc::UnboundedSender<Notice>,
+    /// Whom its questions go to; none for a call answered without a session's peer
+    /// (its questions take rounds: `rounds.rs`).
+    peer: Option<Peer<RoleServer>>,
+    queue: mpsc::UnboundedSender<ServerNotification>,
     progress_token: Option<ProgressToken>,
     level: SessionLevel,
 }
@@ -78,23 +79,29 @@ impl CallObserver for ClientObserver {
         let mut notice = ProgressNotificationParam::new(token.clone(), progress.done);
         notice.total = progress.total;
         notice.message = progress.message.clone();
-        let _ = self.queue.send(Notice::Progress(notice));
+        let _ = self.queue.send(ProgressNotification::new(notice).into());
     }
 
     fn log(&self, level: LogLevel, component: &str, message: &str) {
         let level = mcp_level(level);
         if self.level.wants(level) {
             let notice = LoggingMessageNotificationParam::new(level, Value::String(message.to_string()));
-            let _ = self.queue.send(Notice::Log(notice.with_logger(component)));
+            let _ = self.queue.send(LoggingMessageNotification::new(notice.with_logger(component)).into());
         }
     }
 
     fn elicit(&self, question: Elicitation) -> BoxFuture<'static, ElicitationAnswer> {
-        asks::elicit(self.peer.clone(), question).boxed()
+        match &self.peer {
+            Some(peer) => asks::elicit(peer.clone(), question).boxed(),
+            None => futures::future::ready(ElicitationAnswer::Decline).boxed(),
+        }
     }
 
     fn sample(&self, request: Sampling) -> BoxFuture<'static, Result<String, String>> {
-        asks::sample(self.peer.clone(), request).boxed()
+        match &self.peer {
+            Some(peer) => asks::sample(peer.clone(), request).boxed(),
+            None => futures::future::ready(Err("this client cannot be asked to sample".to_string())).boxed(),
+        }
     }
 }
 
@@ -109,17 +116,24 @@ pub(super) fn observe(
     let client = peer.clone();
     let sender = tokio::spawn(async move {
         while let Some(notice) = notices.recv().await {
-            let sent = match notice {
-                Notice::Progress(progress) => peer.notify_progress(progress).await,
-                Notice::Log(line) => peer.notify_logging_message(line).await,
-            };
-            if let Err(error) = sent {
+            if let Err(error) = peer.send_notification(notice).await {
                 tracing::debug!("the MCP client cannot be told of a call's progress or logs: {error}");
                 return;
             }
         }
     });
-    (Arc::new(ClientObserver { peer: client, queue, progress_token, level }), sender)
+    (Arc::new(ClientObserver { peer: Some(client), queue, progress_token, level }), sender)
+}
+
+/// An observer handing what one call reports to `queue`, in order, for whoever
+/// answers the call to send.
+#[cfg(feature = "http")]
+pub(super) fn observe_into(
+    queue: mpsc::UnboundedSender<ServerNotification>,
+    progress_token: Option<ProgressToken>,
+    level: SessionLevel,
+) -> Arc<ClientObserver> {
+    Arc::new(ClientObserver { peer: None, queue, progress_token, level })
 }
 
 /// A call's progress as a task's status message: "50 of 100 done: message".

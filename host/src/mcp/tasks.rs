@@ -17,10 +17,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::FutureExt as _;
+use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ClientCapabilities, CreateTaskResult, DetailedTask, InputRequest, InputResponses};
-use rmcp::service::RequestContext;
 use rmcp::task_manager::{TaskContext, TaskExit, TaskManager, TaskOptions};
-use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 use tokio::sync::Notify;
 
@@ -78,17 +77,17 @@ impl Tasks {
         self.patience.is_some()
     }
 
-    /// How long a call of a tool with `support`, for the request in `context`, runs
+    /// How long a call of a tool with `support`, by a client with `capabilities`, runs
     /// before it becomes a task: `None` when it never does (the tool forbids it, its
     /// client does not take tasks, or too many run already); an error when the tool
     /// requires a task and the client does not take them.
     pub(super) fn patience(
         &self,
         support: TaskSupport,
-        context: &RequestContext<RoleServer>,
+        capabilities: Option<&ClientCapabilities>,
     ) -> Result<Option<Duration>, ErrorData> {
         let Some(patience) = self.patience else { return Ok(None) };
-        let takes_tasks = context.client_capabilities().is_some_and(|capabilities| capabilities.supports_tasks());
+        let takes_tasks = capabilities.is_some_and(ClientCapabilities::supports_tasks);
         match support {
             TaskSupport::Forbidden => return Ok(None),
             TaskSupport::Required if !takes_tasks => {

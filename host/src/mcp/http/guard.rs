@@ -16,6 +16,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::auth::{Authorizer, Refusal};
+use super::direct::Direct;
 use super::listener::ClientAddress;
 use super::turns::Turns;
 use super::{HttpOptions, Ready};
@@ -38,10 +39,12 @@ pub(super) struct Guards {
     rate_limits: Option<std::sync::Arc<crate::mcp::RateLimits>>,
     /// The profiles served, each at `/mcp/NAME`.
     profiles: Vec<String>,
+    /// Plain stateless calls, answered without rmcp's per-request service.
+    direct: Direct,
 }
 
 impl Guards {
-    pub(super) fn new(options: &HttpOptions, ready: Ready) -> Guards {
+    pub(super) fn new(options: &HttpOptions, ready: Ready, direct: Direct) -> Guards {
         Guards {
             auth: Authorizer::new(&options.all_tokens(), options.oauth.as_ref()),
             ready,
@@ -55,6 +58,7 @@ impl Guards {
             keep_alive: AtomicBool::new(true),
             rate_limits: options.rate_limits.clone(),
             profiles: options.profiles.keys().cloned().collect(),
+            direct,
         }
     }
 
@@ -183,7 +187,13 @@ async fn guarded(guards: &Guards, mut request: Request, next: Next) -> Response 
     let Some(_turn) = guards.turns.take(|| queue_of(caller, address)).await else {
         return refusal(StatusCode::SERVICE_UNAVAILABLE, "the server is busy; retry in a moment", Some(1));
     };
-    let response = next.run(request).await;
+    let (parts, request_body) = request.into_parts();
+    if let Some(caller) = parts.extensions.get::<Caller>()
+        && let Some(answer) = guards.direct.answer(&parts, &body, caller).await
+    {
+        return answer;
+    }
+    let response = next.run(Request::from_parts(parts, request_body)).await;
     // rmcp answers 415 to a JSON body it cannot read as one message: JSON-RPC has
     // errors for that.
     if json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {

@@ -5,7 +5,9 @@
 //! own (Host and Origin checks, a request-body limit), on the connections of
 //! `listener.rs` (header, body and write timeouts; a graceful shutdown), a session
 //! call's event stream closed for its client to resume when asked (`polling.rs`);
-//! and, on an address of its own, Prometheus metrics at `/metrics`.
+//! and, on an address of its own, Prometheus metrics at `/metrics`. A plain
+//! stateless `tools/call` is answered without rmcp's per-request service
+//! (`direct.rs`).
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -20,6 +22,7 @@
 //! ```
 
 mod auth;
+mod direct;
 mod guard;
 mod listener;
 mod polling;
@@ -207,6 +210,39 @@ pub struct HttpServer {
 /// The host, once it has loaded: until then `/health` says 503.
 type Ready = Arc<OnceLock<Host>>;
 
+/// The server's one MCP handler, made once the plugins have loaded: rmcp's service
+/// and the direct path (`direct.rs`) both answer with it.
+struct Handler {
+    ready: Ready,
+    server: OnceLock<McpServer>,
+    make: Box<dyn Fn(&Host) -> McpServer + Send + Sync>,
+}
+
+impl Handler {
+    /// The handler `options` describe, with `metrics`, for the host once `ready`.
+    fn new(options: &HttpOptions, metrics: Option<Arc<Metrics>>, ready: Ready) -> Handler {
+        let options = options.clone();
+        let make = move |host: &Host| {
+            McpServer::new(host.clone())
+                .with_tasks_after(options.tasks_after)
+                .with_audit(options.audit.clone())
+                .with_rate_limits(options.rate_limits.clone())
+                .with_access(options.access.clone())
+                .with_metrics(metrics.clone())
+                .with_tracing(options.tracing)
+                .with_profiles(options.profiles.clone())
+                .with_store(options.store.clone())
+        };
+        Handler { ready, server: OnceLock::new(), make: Box::new(make) }
+    }
+
+    /// The handler, once the plugins have loaded.
+    fn get(&self) -> Option<&McpServer> {
+        let host = self.ready.get()?;
+        Some(self.server.get_or_init(|| (self.make)(host)))
+    }
+}
+
 impl HttpServer {
     /// Binds `options.addr`. Refuses to serve an address other than loopback
     /// without a token (unless `allow_unauthenticated`), and an empty token.
@@ -249,8 +285,11 @@ impl HttpServer {
         sessions.session_config.sse_retry = Some(self.options.sse_retry);
         let sessions = Arc::new(sessions);
         let relayed = Arc::new(polling::Sessions::new(sessions.clone(), self.options.poll_after));
-        let guards = Arc::new(Guards::new(&self.options, ready.clone()));
-        let app = router(&self.options, metrics, ready, guards.clone(), relayed, stopped.clone());
+        let handler = Arc::new(Handler::new(&self.options, metrics, ready.clone()));
+        let direct =
+            direct::Direct::new(&self.options, handler.clone(), &allowed_hosts(&self.options), stopped.clone());
+        let guards = Arc::new(Guards::new(&self.options, ready, direct));
+        let app = router(&self.options, handler, guards.clone(), relayed, stopped.clone());
         let connections = listener::Connections::new(&self.options);
         tokio::spawn(return_memory_when_idle(guards.clone(), stopped.clone()));
         // Accepting stops, and the socket closes: new connections are refused at once,
@@ -371,40 +410,18 @@ async fn end_sessions(sessions: &LocalSessionManager) {
 /// `/health`, and `/mcp` behind the guards.
 fn router(
     options: &HttpOptions,
-    metrics: Option<Arc<Metrics>>,
-    ready: Ready,
+    handler: Arc<Handler>,
     guards: Arc<Guards>,
     sessions: Arc<polling::Sessions>,
     stopped: CancellationToken,
 ) -> Router {
     let mcp = StreamableHttpService::new(
-        {
-            let ready = ready.clone();
-            let handler = OnceLock::new();
-            let (tasks_after, audit, limits, access, tracing, profiles, store) = (
-                options.tasks_after,
-                options.audit.clone(),
-                options.rate_limits.clone(),
-                options.access.clone(),
-                options.tracing,
-                options.profiles.clone(),
-                options.store.clone(),
-            );
-            move || {
-                let host = ready.get().ok_or_else(|| std::io::Error::other("the plugins are still loading"))?;
-                let server = handler.get_or_init(|| {
-                    McpServer::new(host.clone())
-                        .with_tasks_after(tasks_after)
-                        .with_audit(audit.clone())
-                        .with_rate_limits(limits.clone())
-                        .with_access(access.clone())
-                        .with_metrics(metrics.clone())
-                        .with_tracing(tracing)
-                        .with_profiles(profiles.clone())
-                        .with_store(store.clone())
-                });
-                Ok(server.for_session())
-            }
+        move || {
+            handler
+                .get()
+                .cloned()
+                .map(|server| server.for_session())
+                .ok_or_else(|| std::io::Error::other("the plugins are still loading"))
         },
         sessions,
         rmcp_config(options, stopped),
@@ -437,14 +454,19 @@ fn scopes_supported(options: &HttpOptions) -> Vec<String> {
     scopes
 }
 
+/// The `Host` values a request may name: loopback, and those `options` allow.
+fn allowed_hosts(options: &HttpOptions) -> Vec<String> {
+    let loopback = ["localhost", "127.0.0.1", "::1", "[::1]"].map(String::from);
+    loopback.into_iter().chain(options.allowed_hosts.iter().cloned()).collect()
+}
+
 /// rmcp's own checks: Host and Origin (loopback unless more are allowed), the body
 /// limit, sessions for the older revisions (their streams' `retry`), JSON answers
 /// where they suffice.
 fn rmcp_config(options: &HttpOptions, stopped: CancellationToken) -> StreamableHttpServerConfig {
-    let loopback_hosts = ["localhost", "127.0.0.1", "::1", "[::1]"].map(String::from);
     let loopback_origins = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"].map(String::from);
     StreamableHttpServerConfig::default()
-        .with_allowed_hosts(loopback_hosts.into_iter().chain(options.allowed_hosts.iter().cloned()))
+        .with_allowed_hosts(allowed_hosts(options))
         .with_allowed_origins(loopback_origins.into_iter().chain(options.allowed_origins.iter().cloned()))
         .enforce_origin_validation()
         .with_max_request_body_bytes(options.max_body_bytes)
