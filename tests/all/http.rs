@@ -500,20 +500,7 @@ fn oversized_malformed_batched_and_metadata_less_requests_get_clear_errors_and_t
 fn a_client_that_leaves_mid_call_or_idles_does_not_stop_the_server_serving_others() {
     let (_folder, server) = hostile_server(&[]);
     // A call to a tool that sleeps 2 s, abandoned after 100 ms.
-    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
-    let sleep = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                       "params": {"name": "sleep", "arguments": {"ms": 2000}, "_meta": meta}})
-    .to_string();
-    let mut left = TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, \
-         text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: sleep\r\n\
-         Content-Length: {}\r\n\r\n{sleep}",
-        sleep.len()
-    );
-    left.write_all(request.as_bytes()).expect("send");
-    std::thread::sleep(Duration::from_millis(100));
-    drop(left);
+    abandon_sleep(server.port, 2000, Duration::from_millis(100));
     // Two thousand connections that send nothing at all (this process may hold them).
     let mut limit = rustix::process::getrlimit(rustix::process::Resource::Nofile);
     limit.current = limit.maximum;
@@ -527,6 +514,24 @@ fn a_client_that_leaves_mid_call_or_idles_does_not_stop_the_server_serving_other
         client.cancel().await.expect("the client closes");
     });
     drop(idle);
+}
+
+/// Sends a plain stateless call of the hostile guest's `sleep` for `ms` to the
+/// server on `port`, and leaves (closes the connection) after `after`.
+fn abandon_sleep(port: u16, ms: u64, after: Duration) {
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let sleep = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "sleep", "arguments": {"ms": ms}, "_meta": meta}})
+    .to_string();
+    let mut left = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, \
+         text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: sleep\r\n\
+         Content-Length: {}\r\n\r\n{sleep}",
+        sleep.len()
+    );
+    left.write_all(request.as_bytes()).expect("send");
+    std::thread::sleep(after);
 }
 
 /// The line the server logs (at debug) for a call it answers without rmcp's service.
@@ -570,19 +575,7 @@ fn a_plain_stateless_call_is_answered_without_rmcps_service_as_rmcp_answers_it()
     let [(_, echoed), _] = answers("echo", json!({"text": "plain"}));
     assert_eq!(echoed["result"]["structuredContent"], json!({"result": "plain"}), "{echoed}");
     // A plain call whose client leaves stops (the tool would sleep 3 s).
-    let sleep = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                       "params": {"name": "sleep", "arguments": {"ms": 3000}, "_meta": meta}})
-    .to_string();
-    let mut left = TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, \
-         text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: sleep\r\n\
-         Content-Length: {}\r\n\r\n{sleep}",
-        sleep.len()
-    );
-    left.write_all(request.as_bytes()).expect("send");
-    std::thread::sleep(Duration::from_millis(200));
-    drop(left);
+    abandon_sleep(server.port, 3000, Duration::from_millis(200));
     let slept = (0..100).find_map(|_| {
         std::thread::sleep(Duration::from_millis(50));
         let text = std::fs::read_to_string(&audit).unwrap_or_default();

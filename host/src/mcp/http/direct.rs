@@ -30,7 +30,7 @@ use serde::Deserialize;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::{Handler, HttpOptions};
+use super::{Handler, HttpOptions, allowed_hosts};
 use crate::mcp::{Caller, DirectCall};
 
 /// The revision whose `tools/call` is answered here.
@@ -48,14 +48,9 @@ pub(super) struct Direct {
 }
 
 impl Direct {
-    /// The path for `handler`, letting in the `Host` values rmcp lets in (`hosts`).
-    pub(super) fn new(
-        options: &HttpOptions,
-        handler: Arc<Handler>,
-        hosts: &[String],
-        stopped: CancellationToken,
-    ) -> Direct {
-        let hosts = hosts.iter().filter_map(|allowed| authority(allowed)).collect();
+    /// The path for `handler`, letting in the `Host` values rmcp lets in.
+    pub(super) fn new(options: &HttpOptions, handler: Arc<Handler>, stopped: CancellationToken) -> Direct {
+        let hosts = allowed_hosts(options).iter().filter_map(|allowed| authority(allowed)).collect();
         Direct { handler, hosts, tracing: options.tracing, stopped }
     }
 
@@ -70,7 +65,8 @@ impl Direct {
             return None;
         }
         let server = self.handler.get()?;
-        let name = message.params.name.clone();
+        // The name for the debug line, copied only when that line is written.
+        let logged = tracing::enabled!(tracing::Level::DEBUG).then(|| message.params.name.clone());
         let call = DirectCall {
             name: message.params.name,
             arguments: message.params.arguments,
@@ -84,7 +80,9 @@ impl Direct {
         let left = CancellationToken::new();
         let closed = left.clone().cancelled_owned();
         let answer = server.call_directly(call, notices, closed)?;
-        tracing::debug!("the stateless call of '{name}' is answered without rmcp's per-request service");
+        if let Some(name) = logged {
+            tracing::debug!("the stateless call of '{name}' is answered without rmcp's per-request service");
+        }
         let (answered, answer_told) = oneshot::channel();
         tokio::spawn(async move {
             let _ = answered.send(answer.await);
@@ -208,33 +206,21 @@ fn read(body: &Bytes) -> Option<Message> {
 /// else an event stream of what it told, then the answer (as rmcp answers).
 async fn respond(
     id: RequestId,
-    mut told: mpsc::UnboundedReceiver<ServerNotification>,
+    told: mpsc::UnboundedReceiver<ServerNotification>,
     answer: oneshot::Receiver<Result<CallToolResponse, ErrorData>>,
     left: tokio_util::sync::DropGuard,
     stopped: CancellationToken,
 ) -> Response {
-    let mut answer = answer;
-    // What the call told comes before its answer: look there first.
-    let first = tokio::select! {
-        biased;
-        Some(notice) = told.recv() => Err(notice),
-        answered = &mut answer => Ok(answered),
-    };
-    match first {
-        Ok(answered) => {
-            left.disarm();
-            json(&message(id, answered))
-        }
-        Err(notice) => {
-            let messages = futures::stream::once(async { ServerJsonRpcMessage::notification(notice) })
-                .chain(rest(id, told, answer, left));
-            event_stream(messages, stopped)
-        }
+    let mut messages = Box::pin(messages(id, told, answer, left));
+    match messages.next().await {
+        Some(answer @ (ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_))) => json(&answer),
+        first => event_stream(futures::stream::iter(first).chain(messages), stopped),
     }
 }
 
-/// What the call tells after its first notice, then its answer.
-fn rest(
+/// What the call tells (looked at first: it comes before the answer), then its
+/// answer, which disarms `left`.
+fn messages(
     id: RequestId,
     told: mpsc::UnboundedReceiver<ServerNotification>,
     answer: oneshot::Receiver<Result<CallToolResponse, ErrorData>>,

@@ -286,8 +286,7 @@ impl HttpServer {
         let sessions = Arc::new(sessions);
         let relayed = Arc::new(polling::Sessions::new(sessions.clone(), self.options.poll_after));
         let handler = Arc::new(Handler::new(&self.options, metrics, ready.clone()));
-        let direct =
-            direct::Direct::new(&self.options, handler.clone(), &allowed_hosts(&self.options), stopped.clone());
+        let direct = direct::Direct::new(&self.options, handler.clone(), stopped.clone());
         let guards = Arc::new(Guards::new(&self.options, ready, direct));
         let app = router(&self.options, handler, guards.clone(), relayed, stopped.clone());
         let connections = listener::Connections::new(&self.options);
