@@ -15,7 +15,7 @@ use serde_json::json;
 use toolhost::{Host, ToolError};
 
 use crate::common;
-use crate::process::{Process, free_port, wait_until_listening};
+use crate::process::{Process, serve_on_free_port};
 
 /// The entry point of a reference server's npm package.
 pub(crate) fn server_entry(package: &str) -> PathBuf {
@@ -233,17 +233,12 @@ struct HttpEverything {
 
 impl HttpEverything {
     fn start() -> HttpEverything {
-        let port = free_port();
-        let child = Process::spawn(
-            Command::new("node")
-                .arg(server_entry("server-everything"))
-                .arg("streamableHttp")
-                .env("PORT", port.to_string())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null()),
-        )
-        .expect("node starts");
-        wait_until_listening(port, "the everything server");
+        let (child, port) = serve_on_free_port("the everything server", |port| {
+            let mut command = Command::new("node");
+            command.arg(server_entry("server-everything")).arg("streamableHttp").env("PORT", port.to_string());
+            command.stdout(Stdio::null());
+            command
+        });
         HttpEverything { _child: child, port }
     }
 

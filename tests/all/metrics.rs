@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::common;
 use crate::http::{Server, call, client, raw};
-use crate::process::Process;
+use crate::process::{Process, serve_on_free_port};
 
 /// Prometheus in the foreground, its data in a folder of its own, scraping `target`
 /// every second.
@@ -32,16 +32,15 @@ impl Prometheus {
              - targets: [\"127.0.0.1:{target}\"]\n"
         );
         std::fs::write(&config, scrape).expect("write the config");
-        let port = free_port();
-        let child = Process::spawn(
-            Command::new(binary)
+        let (child, port) = serve_on_free_port("prometheus", |port| {
+            let mut command = Command::new(binary);
+            command
                 .arg(format!("--config.file={}", config.display()))
                 .arg(format!("--storage.tsdb.path={}", folder.join("data").display()))
                 .arg(format!("--web.listen-address=127.0.0.1:{port}"))
-                .stdout(Stdio::null())
-                .stderr(Stdio::null()),
-        )
-        .expect("prometheus starts");
+                .stdout(Stdio::null());
+            command
+        });
         Prometheus { port, _child: child }
     }
 
@@ -70,12 +69,6 @@ impl Prometheus {
         }
         panic!("prometheus had no {expected} series of {query} within 30 s: {:?}", self.query(query));
     }
-}
-
-/// A loopback port free a moment ago.
-fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
-    listener.local_addr().expect("its address").port()
 }
 
 /// A series' value, as a number.

@@ -16,7 +16,7 @@ use serde_json::json;
 
 use super::http::{Server, call, client, raw};
 use crate::common;
-use crate::process::{Process, free_port};
+use crate::process::{Process, serve_on_free_port};
 
 /// nginx in the foreground, with its files in a folder of its own.
 pub(crate) struct Nginx {
@@ -48,31 +48,25 @@ impl Nginx {
             .find(|path| path.is_file())
             .expect("nginx is not installed: `apt-get install nginx-light` (scripts/test.sh does it when it can)");
         let folder = tempfile::tempdir().expect("temporary folder");
-        let port = free_port();
         let site = std::fs::read_to_string(common::root().join("deploy/nginx/toolhost.conf")).expect("the config");
         assert!(site.contains("    listen 8080;\n") && site.contains("include /etc/nginx/toolhost/replicas.conf;"));
         assert!(site.contains(AFFINITY), "the deploy file's affinity line changed");
         let site = if affinity { site } else { site.replace(AFFINITY, "") };
         let at = |name: &str| folder.path().join(name).display().to_string();
-        let site = site
-            .replace("    listen 8080;\n", &format!("    listen 127.0.0.1:{port};\n"))
-            .replace("/etc/nginx/toolhost/replicas.conf", &at("replicas.conf"));
         let replicas: String =
             ports.iter().map(|port| format!("server 127.0.0.1:{port} max_fails=1 fail_timeout=5s;\n")).collect();
         std::fs::write(folder.path().join("replicas.conf"), replicas).expect("write");
-        std::fs::write(folder.path().join("toolhost.conf"), site).expect("write");
         std::fs::write(folder.path().join("nginx.conf"), main_config(folder.path())).expect("write");
-        let master = Process::spawn(
-            Command::new(binary)
-                .arg("-p")
-                .arg(folder.path())
-                .arg("-c")
-                .arg(folder.path().join("nginx.conf"))
-                .args(["-e", &at("error.log")])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null()),
-        )
-        .expect("nginx starts");
+        let (master, port) = serve_on_free_port("nginx", |port| {
+            let site = site
+                .replace("    listen 8080;\n", &format!("    listen 127.0.0.1:{port};\n"))
+                .replace("/etc/nginx/toolhost/replicas.conf", &at("replicas.conf"));
+            std::fs::write(folder.path().join("toolhost.conf"), site).expect("write");
+            let mut command = Command::new(&binary);
+            command.arg("-p").arg(folder.path()).arg("-c").arg(folder.path().join("nginx.conf"));
+            command.args(["-e", &at("error.log")]).stdout(Stdio::null());
+            command
+        });
         Nginx { _master: master, port, _folder: folder }
     }
 }

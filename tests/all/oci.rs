@@ -15,7 +15,7 @@ use toolhost::oci::{self, Credentials, RegistryError, RegistryOptions, SigningKe
 use toolhost::{Host, Provenance};
 
 use crate::common;
-use crate::process::{Process, free_port, wait_until_listening};
+use crate::process::{Process, free_port, serve_on_free_port};
 
 /// docker-registry in the foreground on a loopback port, its storage in a folder of its own.
 struct Registry {
@@ -53,22 +53,17 @@ impl Registry {
             "docker-registry is not installed: `apt-get install docker-registry` (scripts/test.sh does it when it can)"
         );
         let folder = tempfile::tempdir().expect("temporary folder");
-        let port = free_port();
-        let config = format!(
-            "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {}\n\
-             http:\n  addr: 127.0.0.1:{port}\n{extra}",
-            folder.path().join("data").display()
-        );
-        fs::write(folder.path().join("config.yml"), config).expect("write");
-        let child = Process::spawn(
-            Command::new(binary)
-                .arg("serve")
-                .arg(folder.path().join("config.yml"))
-                .stdout(Stdio::null())
-                .stderr(Stdio::null()),
-        )
-        .expect("docker-registry starts");
-        wait_until_listening(port, "docker-registry");
+        let (child, port) = serve_on_free_port("docker-registry", |port| {
+            let config = format!(
+                "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {}\n\
+                 http:\n  addr: 127.0.0.1:{port}\n{extra}",
+                folder.path().join("data").display()
+            );
+            fs::write(folder.path().join("config.yml"), config).expect("write");
+            let mut command = Command::new(binary);
+            command.arg("serve").arg(folder.path().join("config.yml")).stdout(Stdio::null());
+            command
+        });
         Registry { _child: child, port, _folder: folder }
     }
 

@@ -68,14 +68,47 @@ pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port()
 }
 
-/// Waits (at most 30 s: a Node server starting while every test runs on two cores
-/// took more than 10) until `what` listens on loopback `port`.
-pub(crate) fn wait_until_listening(port: u16, what: &str) {
-    for _ in 0..600 {
+/// Starts the server `command(port)` makes on a free loopback port and waits until it
+/// listens. A port is free only when it is chosen: another test's connection may take
+/// it before the server binds it, and the server then ends at once. So a server that
+/// ends before it listens, or does not listen within 60 s (a Node server starting
+/// while every test runs on two cores took more than 10), is started again on another
+/// port, three tries in all. A failure shows what the server wrote.
+pub(crate) fn serve_on_free_port(what: &str, command: impl Fn(u16) -> Command) -> (Process, u16) {
+    let mut said = String::new();
+    for _ in 0..3 {
+        let port = free_port();
+        let log = tempfile::tempfile().expect("a file for the server's errors");
+        let mut server = Process::spawn(command(port).stderr(log.try_clone().expect("the file again")))
+            .unwrap_or_else(|e| panic!("{what} does not start: {e}"));
+        match wait_until_listening(&mut server, port) {
+            Ok(()) => return (server, port),
+            Err(ended) => said = format!("{ended}; it wrote:\n{}", tail(log)),
+        }
+    }
+    panic!("{what} did not listen on a free port in three tries: {said}")
+}
+
+/// Waits until the server listens on loopback `port` (`Ok`), or ends or takes too
+/// long (`Err` saying which).
+fn wait_until_listening(server: &mut Process, port: u16) -> Result<(), String> {
+    for _ in 0..1200 {
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return;
+            return Ok(());
+        }
+        if let Some(status) = server.try_wait().expect("the server's state") {
+            return Err(format!("it ended ({status}) before it listened on port {port}"));
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    panic!("{what} did not listen on port {port} within 30 s");
+    Err(format!("it did not listen on port {port} within 60 s"))
+}
+
+/// The last 2,000 bytes of what was written to `file`.
+fn tail(mut file: std::fs::File) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut text = String::new();
+    let _ = file.seek(SeekFrom::Start(0)).and_then(|_| file.read_to_string(&mut text));
+    let start = text.len().saturating_sub(2000);
+    text[text.ceil_char_boundary(start)..].to_string()
 }

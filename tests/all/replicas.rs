@@ -16,7 +16,7 @@ use serde_json::json;
 use crate::common;
 use crate::http::{Server, call};
 use crate::nginx::{Nginx, wait_until_serving};
-use crate::process::{Process, free_port, wait_until_listening};
+use crate::process::{Process, free_port, serve_on_free_port};
 use crate::tasks::{connect, is_terminal, poll_until, result_text, takes_tasks, task_of};
 
 /// Debian's redis-server on a loopback port, with a password, keeping nothing on disk.
@@ -36,18 +36,16 @@ impl Redis {
                 "redis-server is not installed: `apt-get install redis-server` (scripts/test.sh does it when it can)",
             );
         let folder = tempfile::tempdir().expect("temporary folder");
-        let port = free_port();
-        let server = Process::spawn(
-            Command::new(binary)
+        let (server, port) = serve_on_free_port("redis-server", |port| {
+            let mut command = Command::new(&binary);
+            command
                 .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--save", "", "--appendonly", "no"])
                 .args(["--requirepass", PASSWORD])
                 .arg("--dir")
                 .arg(folder.path())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null()),
-        )
-        .expect("redis-server starts");
-        wait_until_listening(port, "redis-server");
+                .stdout(Stdio::null());
+            command
+        });
         Redis { _server: server, port, _folder: folder }
     }
 }
