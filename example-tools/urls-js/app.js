@@ -6,9 +6,9 @@
 // enums are their WIT names as strings. The host's services (toolhost:tool, in
 // wit/deps/toolhost) are imported by their interface names.
 
-import { log } from "toolhost:tool/log@0.2.0";
-import { report } from "toolhost:tool/progress@0.2.0";
-import { add } from "toolhost:tool/content@0.2.0";
+import { log } from "toolhost:tool/log@0.3.0";
+import { report } from "toolhost:tool/progress@0.3.0";
+import { add } from "toolhost:tool/content@0.3.0";
 
 function parse(text) {
   try {

@@ -179,6 +179,17 @@ pub enum ToolError {
         /// The tool that was called.
         tool: String,
     },
+    /// A policy stopped the call (see `toolhost::Policy`): it refused it, saying
+    /// `message`, or it failed, and `message` says only that.
+    #[error("{message}")]
+    Refused {
+        /// The tool that was called.
+        tool: String,
+        /// The policy's name.
+        policy: String,
+        /// What the model is told.
+        message: String,
+    },
     /// The host could not run the tool at all (e.g. the component failed to instantiate).
     #[error("Tool '{tool}' could not be run: {reason}. This is a problem with the tool, not the arguments.")]
     Unavailable {
@@ -257,6 +268,7 @@ impl ToolError {
             ToolError::RateLimited { .. } => "rate_limited",
             ToolError::ServerFailed { .. } => "server_failed",
             ToolError::Cancelled { .. } => "cancelled",
+            ToolError::Refused { .. } => "refused",
             ToolError::Unavailable { .. } => "unavailable",
         }
     }
@@ -286,6 +298,9 @@ impl ToolError {
             }
             ToolError::ToolFailed { tool, message } => json!({ "tool": tool, "message": message }),
             ToolError::Cancelled { tool } => json!({ "tool": tool }),
+            ToolError::Refused { tool, policy, message } => {
+                json!({ "tool": tool, "policy": policy, "message": message })
+            }
             ToolError::Denied { tool, denied, message } => {
                 json!({ "tool": tool, "denied": denied, "message": message })
             }
@@ -365,6 +380,15 @@ pub enum LoadError {
         /// The folder.
         path: PathBuf,
         /// What the file-watching service said.
+        reason: String,
+    },
+    /// A policy cannot be used (see `HostBuilder::policy_component`): a host is never
+    /// built without a policy it was given.
+    #[error("the policy '{name}' cannot be used: {reason}")]
+    Policy {
+        /// The policy's name (a component's file name without `.wasm`).
+        name: String,
+        /// What is wrong with it.
         reason: String,
     },
     /// An MCP server's file (`NAME.mcp.toml`) cannot be used, or its server cannot be

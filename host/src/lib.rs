@@ -57,6 +57,7 @@ pub mod oci;
 pub mod registry {
     pub use crate::oci::*;
 }
+mod policy;
 #[cfg(feature = "mcp-servers")]
 mod remote;
 mod resolve;
@@ -74,6 +75,7 @@ pub use host::{
 };
 pub use invoke::PrewarmState;
 pub use load::{ComponentReport, LoadReport, Provenance};
+pub use policy::{DEFAULT_POLICY_LIMITS, Policy, PolicyCall, PolicyScope, Verdict};
 pub use resolve::{Registry, Resolved, ToolsetError};
 pub use runtime::{Capacity, Compiler, Prewarm, UnknownCompiler};
 pub use sandbox::{

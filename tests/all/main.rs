@@ -33,6 +33,7 @@ mod nginx;
 mod oauth;
 mod oci;
 mod offers;
+mod policy;
 mod prewarm;
 mod process;
 mod replicas;

@@ -14,6 +14,7 @@ use super::{Host, HostCore};
 use crate::error::LoadError;
 use crate::invoke::Warmer;
 use crate::load::{self, Cache, CacheError, Plugin, Progress};
+use crate::policy::{Policies, Policy, PolicyScope, PolicySetting};
 use crate::runtime::{Capacity, Compiler, Prewarm, Runtime};
 use crate::sandbox::{DirGrant, Grants, HttpHostPattern, HttpHostPatternError, Limits};
 use crate::tool::ToolAnnotations;
@@ -43,6 +44,8 @@ pub struct HostBuilder {
     capacity: Capacity,
     prewarm: Prewarm,
     pub(super) compiler: Compiler,
+    /// The policies, in chain order.
+    policies: Vec<PolicySetting>,
     /// Ranks searches by meaning too (the `semantic` feature).
     #[cfg(feature = "semantic")]
     pub(super) embedding: Option<Arc<crate::search::EmbeddingModel>>,
@@ -206,9 +209,26 @@ impl HostBuilder {
         self
     }
 
+    /// Chains `policy` (named `name` in messages and logs) after the policies given
+    /// before it, for the calls `scope` chooses. See [`Policy`].
+    pub fn policy(mut self, name: &str, policy: impl Policy + 'static, scope: PolicyScope) -> Self {
+        self.policies.push(PolicySetting::native(name, Arc::new(policy), scope));
+        self
+    }
+
+    /// Chains the policy component at `path` (built for the `policy-component` world of
+    /// `wit/toolhost.wit`; named by its file) after the policies given before it, for
+    /// the calls `scope` chooses, each of its looks at a call under `limits`
+    /// ([`crate::DEFAULT_POLICY_LIMITS`] unless you need others). A policy that cannot
+    /// be loaded fails [`HostBuilder::build`].
+    pub fn policy_component(mut self, path: impl Into<PathBuf>, scope: PolicyScope, limits: Limits) -> Self {
+        self.policies.push(PolicySetting::component(path.into(), limits, scope));
+        self
+    }
+
     /// Loads the components. Fails only when a plugin folder or a named file cannot be
-    /// read (or watched); a bad component is skipped with a warning in
-    /// [`Host::load_report`].
+    /// read (or watched), or a policy cannot be used; a bad component is skipped with
+    /// a warning in [`Host::load_report`].
     pub fn build(self) -> Result<Host, LoadError> {
         let runtime = Runtime::new(self.capacity)?;
         let (cache, standing_warnings) = match self.open_cache(&runtime) {
@@ -217,6 +237,7 @@ impl HostBuilder {
         };
         let watch = self.watch;
         let warmer = Warmer::start(&runtime, self.prewarm);
+        let policies = Policies::new(&runtime, &warmer, &self.policies)?;
         #[cfg(feature = "semantic")]
         let embedder = self.embedding.as_ref().map(|model| {
             if let Some(cache) = &cache {
@@ -238,6 +259,7 @@ impl HostBuilder {
             listeners: Mutex::new(Vec::new()),
             watcher: Mutex::new(None),
             optimizer: Default::default(),
+            policies,
             #[cfg(feature = "semantic")]
             embedder,
         });

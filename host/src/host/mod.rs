@@ -86,6 +86,8 @@ struct HostCore {
     watcher: Mutex<Option<Watcher>>,
     /// Compiles components served on baseline code again, optimized.
     optimizer: optimize::Optimizer,
+    /// What looks at calls before and after their tools run.
+    policies: crate::policy::Policies,
     /// Makes the tools' vectors for search by meaning, when the host has a model.
     #[cfg(feature = "semantic")]
     embedder: Option<embedder::Embedder>,

@@ -17,13 +17,13 @@ use super::disclose::{Forward, OwnCall};
 use super::servers;
 use super::snapshot::{Snapshot, Target};
 use super::{CallOutcome, Host};
-use crate::bind::{Arguments, bind};
+use crate::bind::{Arguments, Walk, bind, to_val};
 use crate::error::ToolError;
 use crate::extract::ExtractedCall;
-use crate::invoke::{Invocation, invoke, invoke_async};
+use crate::invoke::{Invocation, invoke, invoke_async, to_json};
 use crate::resolve::{Registry, Resolved};
 use crate::sandbox::{CallObserver, Limits};
-use crate::tool::{Repair, ToolCall};
+use crate::tool::{ParamSpec, Repair, Returned, ToolCall};
 
 /// A call of a tool, built then run: [`Host::request`] with the name the model sent,
 /// the arguments, and what else the call has; [`CallRequest::run`] blocks,
@@ -216,10 +216,15 @@ impl CallRequest<'_, Pending<()>> {
         let mut repairs = Vec::new();
         let empty = Value::Object(Map::new());
         let run = call.host.prepare(&snapshot, &registry, &resolved, &call.settings(&empty), &mut repairs);
-        let result = run.and_then(|step| match step {
-            Step::Component(invocation, args) => invoke(&call.host.core.runtime, &invocation, &args),
-            #[cfg(feature = "mcp-servers")]
-            Step::Server(server_call) => server_call.run(),
+        let runtime = &call.host.core.runtime;
+        let result = run.and_then(|step| {
+            let (step, seen) = runtime.block_on(call.screened(&resolved.name, step))?;
+            let result = match step {
+                Step::Component(invocation, args, _) => invoke(runtime, &invocation, &args),
+                #[cfg(feature = "mcp-servers")]
+                Step::Server(server_call) => server_call.run(),
+            };
+            runtime.block_on(call.reviewed(&resolved.name, seen, result))
         });
         with_reading(call.written, call.name, CallOutcome::of(resolved, repairs, result))
     }
@@ -255,11 +260,14 @@ impl<C: Future<Output = ()>> CallRequest<'_, C> {
         let empty = Value::Object(Map::new());
         let settings = call.settings(&empty);
         let run = async {
-            match call.host.prepare(&snapshot, &registry, &resolved, &settings, &mut repairs)? {
-                Step::Component(invocation, args) => invoke_async(&call.host.core.runtime, &invocation, &args).await,
+            let step = call.host.prepare(&snapshot, &registry, &resolved, &settings, &mut repairs)?;
+            let (step, seen) = call.screened(&resolved.name, step).await?;
+            let result = match step {
+                Step::Component(invocation, args, _) => invoke_async(&call.host.core.runtime, &invocation, &args).await,
                 #[cfg(feature = "mcp-servers")]
                 Step::Server(server_call) => server_call.run_async().await,
-            }
+            };
+            call.reviewed(&resolved.name, seen, result).await
         };
         // The call first: a call done by the time the caller gives up has its outcome.
         let result = match futures::future::select(std::pin::pin!(run), std::pin::pin!(cancelled)).await {
@@ -299,6 +307,38 @@ impl Call<'_> {
         request
     }
 
+    /// `step` as the policies chosen for its call let it run (their rewrites in
+    /// place), with the arguments they saw; `step` untouched when none is chosen; or
+    /// the error of the policy that stopped it.
+    async fn screened<'s>(&self, tool: &str, step: Step<'s>) -> Result<(Step<'s>, Option<Value>), ToolError> {
+        let policies = &self.host.core.policies;
+        if !policies.apply_to(tool, self.caller) {
+            return Ok((step, None));
+        }
+        let given = step.arguments();
+        let arguments = policies.before(tool, self.caller, given.clone(), |rewritten| step.fits(rewritten)).await?;
+        if arguments == given {
+            return Ok((step, Some(arguments)));
+        }
+        let unfit = |reason| ToolError::Unavailable { tool: tool.to_string(), reason };
+        let step = step.with_arguments(&arguments).map_err(unfit)?;
+        Ok((step, Some(arguments)))
+    }
+
+    /// `result` as the policies chosen for its call pass it on (`seen`: the arguments
+    /// they saw before it ran, none when none was chosen).
+    async fn reviewed(
+        &self,
+        tool: &str,
+        seen: Option<Value>,
+        result: Result<Returned, ToolError>,
+    ) -> Result<Returned, ToolError> {
+        match seen {
+            Some(arguments) => self.host.core.policies.after(tool, self.caller, &arguments, result).await,
+            None => result,
+        }
+    }
+
     /// What the call runs on (see [`Host::resolve_call`]), logged; or its outcome
     /// already, when it was rejected where it was read or its name resolves to no tool.
     fn begin(&self) -> Result<(Arc<Snapshot>, Arc<Registry>, Resolved), Box<CallOutcome>> {
@@ -331,11 +371,60 @@ impl Settings<'_> {
 
 /// How a resolved call runs.
 enum Step<'s> {
-    /// A component's function, with its arguments bound.
-    Component(Invocation<'s>, Vec<wasmtime::component::Val>),
+    /// A component's function, with its arguments bound to its parameters.
+    Component(Invocation<'s>, Vec<wasmtime::component::Val>, &'s [ParamSpec]),
     /// A server's tool, its arguments bound.
     #[cfg(feature = "mcp-servers")]
     Server(servers::ServerCall<'s>),
+}
+
+impl Step<'_> {
+    /// The arguments as the tool gets them, as a JSON object under its parameters'
+    /// names (what a policy sees).
+    fn arguments(&self) -> Value {
+        match self {
+            Step::Component(_, args, params) => {
+                Value::Object(params.iter().zip(args).map(|(param, arg)| (param.name.clone(), to_json(arg))).collect())
+            }
+            #[cfg(feature = "mcp-servers")]
+            Step::Server(server_call) => server_call.arguments().clone(),
+        }
+    }
+
+    /// Whether `arguments` (a policy's rewrite of [`Step::arguments`]) fit the tool:
+    /// else why not. A server checks its own.
+    fn fits(&self, arguments: &Value) -> Result<(), String> {
+        match self {
+            Step::Component(_, _, params) => bind_rewrite(params, arguments).map(drop),
+            #[cfg(feature = "mcp-servers")]
+            Step::Server(_) => Ok(()),
+        }
+    }
+
+    /// The step with `arguments` (a policy's rewrite of [`Step::arguments`]) in
+    /// place; else why they do not fit the tool.
+    fn with_arguments(self, arguments: &Value) -> Result<Self, String> {
+        match self {
+            Step::Component(invocation, _, params) => {
+                Ok(Step::Component(invocation, bind_rewrite(params, arguments)?, params))
+            }
+            #[cfg(feature = "mcp-servers")]
+            Step::Server(server_call) => Ok(Step::Server(server_call.with_arguments(arguments.clone()))),
+        }
+    }
+}
+
+/// A policy's rewrite of a component's arguments, bound to its parameters (with the
+/// lossless conversions a model's arguments get); else why it does not fit.
+fn bind_rewrite(params: &[ParamSpec], arguments: &Value) -> Result<Vec<wasmtime::component::Val>, String> {
+    params
+        .iter()
+        .map(|param| {
+            let value = arguments.get(&param.name).unwrap_or(&Value::Null);
+            to_val(value, &param.ty, &mut Walk::at(&param.name))
+                .map_err(|mismatch| format!("its rewrite of {} is not {}", mismatch.path, mismatch.expected))
+        })
+        .collect()
 }
 
 impl Host {
@@ -386,6 +475,6 @@ impl Host {
             limits: settings.limits(served.limits),
             observer: settings.observer,
         };
-        Ok(Step::Component(call, args))
+        Ok(Step::Component(call, args, &function.params))
     }
 }

@@ -164,6 +164,16 @@ mod imp {
             ServerCall { limits: change(self.limits), ..self }
         }
 
+        /// The arguments as bound for the server.
+        pub(in crate::host) fn arguments(&self) -> &Value {
+            &self.arguments
+        }
+
+        /// The call with `arguments` (a policy's rewrite) in place of those bound.
+        pub(in crate::host) fn with_arguments(self, arguments: Value) -> Self {
+            ServerCall { arguments, ..self }
+        }
+
         /// Sends the call and waits for the answer, blocking this thread.
         pub(in crate::host) fn run(self) -> Result<Returned, ToolError> {
             let ServerCall { server, tool, remote_name, arguments, limits } = self;

@@ -18,8 +18,9 @@ use crate::runtime::Runtime;
 use crate::sandbox::{CallObserver, CallState, Limits, Reports};
 use crate::tool::{Returned, WitType};
 use outcome::{busy_error, classify_failure, convert_result, explain_denials};
+pub(crate) use result::to_json;
 pub use warm::PrewarmState;
-pub(crate) use warm::{Recipe, WarmPool, Warmer};
+pub(crate) use warm::{Recipe, WarmPool, Warmer, new_store};
 
 /// Everything needed to run one tool's function once.
 pub(crate) struct Invocation<'a> {
@@ -141,7 +142,7 @@ async fn run_in_fresh_store(
 /// `future`'s output, or `None` when `limit` passes while it waits in the host. The
 /// timer is set only once the future waits: most calls finish in their first poll,
 /// and registering a timer on every call costs more than the rest of the wrapper.
-async fn within<F: Future>(limit: Duration, future: F) -> Option<F::Output> {
+pub(crate) async fn within<F: Future>(limit: Duration, future: F) -> Option<F::Output> {
     let deadline = tokio::time::Instant::now() + limit;
     let mut future = std::pin::pin!(future);
     let mut timer: Option<std::pin::Pin<Box<tokio::time::Sleep>>> = None;

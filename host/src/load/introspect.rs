@@ -142,9 +142,13 @@ fn generated_description(component: &str, function: &WitFunction) -> String {
 }
 
 /// Exported interfaces that belong to the platform or to a toolchain rather than to
-/// the tool author: WASI's (`wasi:*`), and componentize-py's `exports` interface (its
-/// `init` hook). A manifest's `hide` list covers what the next toolchain adds.
-const PLUMBING: [&str; 2] = ["wasi:*", "exports"];
+/// the tool author: WASI's (`wasi:*`), componentize-py's `exports` interface (its
+/// `init` hook), and a policy component's `policy` (see [`POLICY`]). A manifest's
+/// `hide` list covers what the next toolchain adds.
+const PLUMBING: [&str; 3] = ["wasi:*", "exports", POLICY];
+
+/// What a policy component exports (any version): its functions are not tools.
+pub(crate) const POLICY: &str = "toolhost:tool/policy@*";
 
 fn is_plumbing(export_name: &str) -> bool {
     PLUMBING.iter().any(|pattern| match pattern.strip_suffix('*') {

@@ -123,6 +123,11 @@ pub(crate) fn load_file(
         found.warnings.extend(manifest.apply_to(&name, &mut found.tools).map_err(|error| bad(error.to_string()))?);
     }
     if found.tools.is_empty() && !found.offers.has(Offered::Resources) && !found.offers.has(Offered::Prompts) {
+        if is_policy(&component) {
+            return Err(bad("is a policy component, not a tool: give it to the host as a policy \
+                 (`[[policy]]` in the configuration, or `HostBuilder::policy_component`)"
+                .to_string()));
+        }
         return Err(bad("exports no function usable as a tool".to_string()));
     }
     let report = ComponentReport {
@@ -141,6 +146,12 @@ pub(crate) fn load_file(
     let plugin = Plugin { name, pre, tools: found.tools, offers: found.offers, manifest, folder };
     let to_optimize = (baseline && matches!(from, CodeFrom::Compile(Compiler::Auto))).then_some(bytes);
     Ok(LoadedFile { plugin, report, warnings: found.warnings, to_optimize })
+}
+
+/// Whether `component` exports the `policy` interface (in any version).
+fn is_policy(component: &Component) -> bool {
+    let prefix = introspect::POLICY.trim_end_matches('*');
+    component.component_type().exports(component.engine()).any(|(name, _)| name.starts_with(prefix))
 }
 
 /// The native code for `bytes`: optimized code from the cache, else what `from`

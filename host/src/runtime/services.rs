@@ -1,5 +1,5 @@
-//! The `toolhost:tool` imports a tool may use (`wit/toolhost.wit`): `log` (0.1.0 and
-//! 0.2.0), `progress`, `content`, `elicit` and `sample` (0.2.0). Log lines, progress,
+//! The `toolhost:tool` imports a tool may use (`wit/toolhost.wit`): `log` (0.1.0 on),
+//! `progress`, `content`, `elicit` and `sample` (0.2.0 on). Log lines, progress,
 //! questions and requests to the caller's model go to the call's
 //! [`Reports`](crate::sandbox::Reports), which pass them on to the caller within the
 //! call's bounds (log lines to `tracing` too); content blocks to the call's result.
@@ -10,8 +10,11 @@ use wasmtime::component::{ComponentType, Lift, Linker, Lower, Val};
 use crate::sandbox::{CallState, Elicitation, ElicitationAnswer, LogLevel, Progress, Sampling, SamplingRole};
 use crate::tool::{Content, ResourceContents, ResourceLink};
 
-/// The versions of the package the host serves; a component may import either.
-const VERSIONS: [&str; 2] = ["0.1.0", "0.2.0"];
+/// The versions of the package the host serves; a component may import any.
+const VERSIONS: [&str; 3] = ["0.1.0", "0.2.0", "0.3.0"];
+
+/// The versions that have every interface but `log`.
+const SINCE_0_2: [&str; 2] = ["0.2.0", "0.3.0"];
 
 /// Links the host's services under every version that has them.
 pub(super) fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
@@ -23,26 +26,35 @@ pub(super) fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<
             Ok(())
         })?;
     }
-    linker.instance("toolhost:tool/progress@0.2.0")?.func_new("report", |mut store, _ty, params, _| {
-        if let [Val::Float64(done), total, message] = params {
-            let progress = Progress { done: *done, total: option_f64(total), message: option_string(message) };
-            let state = store.data_mut();
-            let component = state.component.clone();
-            state.reports.progress(&component, &progress);
-        }
-        Ok(())
-    })?;
-    linker.instance("toolhost:tool/content@0.2.0")?.func_wrap("add", |mut store, (block,): (Block,)| {
-        store.data_mut().attached.add(block.into());
-        Ok(())
-    })?;
-    add_asks(linker)
+    for version in SINCE_0_2 {
+        linker.instance(&format!("toolhost:tool/progress@{version}"))?.func_new(
+            "report",
+            |mut store, _ty, params, _| {
+                if let [Val::Float64(done), total, message] = params {
+                    let progress = Progress { done: *done, total: option_f64(total), message: option_string(message) };
+                    let state = store.data_mut();
+                    let component = state.component.clone();
+                    state.reports.progress(&component, &progress);
+                }
+                Ok(())
+            },
+        )?;
+        linker.instance(&format!("toolhost:tool/content@{version}"))?.func_wrap(
+            "add",
+            |mut store, (block,): (Block,)| {
+                store.data_mut().attached.add(block.into());
+                Ok(())
+            },
+        )?;
+        add_asks(linker, version)?;
+    }
+    Ok(())
 }
 
 /// `elicit.ask` and `sample.complete`: the call waits in the host for its caller's
 /// answer (the wait counts against its time limit).
-fn add_asks(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
-    linker.instance("toolhost:tool/elicit@0.2.0")?.func_wrap_async(
+fn add_asks(linker: &mut Linker<CallState>, version: &str) -> wasmtime::Result<()> {
+    linker.instance(&format!("toolhost:tool/elicit@{version}"))?.func_wrap_async(
         "ask",
         |mut store, (message, schema): (String, String)| {
             let answer = match serde_json::from_str(&schema) {
@@ -55,7 +67,7 @@ fn add_asks(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
             Box::new(async move { Ok((WitAnswer::from(answer.await),)) })
         },
     )?;
-    linker.instance("toolhost:tool/sample@0.2.0")?.func_wrap_async(
+    linker.instance(&format!("toolhost:tool/sample@{version}"))?.func_wrap_async(
         "complete",
         |mut store, (messages, system_prompt, max_tokens): (Vec<WitMessage>, Option<String>, u32)| {
             let messages = messages.into_iter().map(|message| (message.role.into(), message.text)).collect();

@@ -1,0 +1,355 @@
+//! Policy: code that looks at a call before its tool runs and at its result after,
+//! and allows it, refuses it, or changes it. A policy is a Rust [`Policy`] an embedder
+//! gives the builder, or a policy component (`wit/toolhost.wit`'s `policy-component` world, see
+//! `component.rs`) run in the sandbox under its own limits; both mean the same. The
+//! host chains them in the order given, each for the calls its [`PolicyScope`]
+//! chooses. A policy that fails (a trap, its time limit, a rewrite that cannot be
+//! applied, a panic) stops the call: it fails closed, and the model is told which
+//! policy failed, never what it saw.
+
+mod component;
+mod fields;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::error::{LoadError, ToolError};
+use crate::invoke::Warmer;
+use crate::load::shaping::Choice;
+use crate::runtime::Runtime;
+use crate::sandbox::Limits;
+use crate::tool::{Content, Returned};
+use component::ComponentPolicy;
+
+/// A policy written in Rust: it looks at a call before its tool runs and at what the
+/// tool returned, as a policy component does (`wit/toolhost.wit`, `policy`). Both
+/// methods allow by default.
+///
+/// ```
+/// use toolhost::{Policy, PolicyCall, Verdict};
+///
+/// /// Keeps a file tool inside `notes/`.
+/// struct NotesOnly;
+///
+/// impl Policy for NotesOnly {
+///     fn before(&self, call: &PolicyCall<'_>) -> Verdict {
+///         match call.arguments["path"].as_str() {
+///             Some(path) if path.starts_with("notes/") && !path.contains("..") => Verdict::Allow,
+///             _ => Verdict::Deny("Only files under notes/ may be read.".into()),
+///         }
+///     }
+/// }
+/// ```
+pub trait Policy: Send + Sync {
+    /// Before the tool runs: `call.arguments` are the arguments as the tool will get
+    /// them (repaired, under its own parameter names). A [`Verdict::Rewrite`] gives
+    /// the arguments to run it with instead.
+    fn before(&self, call: &PolicyCall<'_>) -> Verdict {
+        let _ = call;
+        Verdict::Allow
+    }
+
+    /// After the tool ran, before the caller gets its result: `result` is an object
+    /// with the value under `value` and the text of each text block of its content
+    /// under `content` (keyed by the block's place among all its blocks: `"0"`,
+    /// `"2"`), or, when the tool failed with an error of its own (or reported one
+    /// after its sandbox denied it something), that message under `error`. A [`Verdict::Rewrite`] gives that object as it should be (its keys
+    /// and the kinds of its texts unchanged).
+    fn after(&self, call: &PolicyCall<'_>, result: &Value) -> Verdict {
+        let _ = (call, result);
+        Verdict::Allow
+    }
+}
+
+/// A call as a policy sees it.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct PolicyCall<'a> {
+    /// The tool's registered name.
+    pub tool: &'a str,
+    /// Who the call is for, when the request said.
+    pub caller: Option<&'a str>,
+    /// The arguments as the tool gets them (before: as the model's call gave them,
+    /// repaired; after: as the tool got them).
+    pub arguments: &'a Value,
+}
+
+/// What a policy says of a call or of its result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Go on as it is.
+    Allow,
+    /// Stop: the model reads this message instead of the tool's result.
+    Deny(String),
+    /// Go on with this in place of what the policy was shown.
+    Rewrite(Value),
+}
+
+/// Which calls a policy looks at: every call unless narrowed by tool name patterns
+/// (`files.*`, `*_delete`; the patterns of a plugin's `include`) or callers.
+#[derive(Debug, Clone, Default)]
+pub struct PolicyScope {
+    tools: Vec<String>,
+    callers: Vec<String>,
+}
+
+impl PolicyScope {
+    /// Every call.
+    pub fn every_call() -> PolicyScope {
+        PolicyScope::default()
+    }
+
+    /// Only calls of tools whose registered name matches one of `patterns`.
+    pub fn tools<S: Into<String>>(mut self, patterns: impl IntoIterator<Item = S>) -> PolicyScope {
+        self.tools.extend(patterns.into_iter().map(Into::into));
+        self
+    }
+
+    /// Only calls made for one of `callers` (see `CallRequest::caller`).
+    pub fn callers<S: Into<String>>(mut self, callers: impl IntoIterator<Item = S>) -> PolicyScope {
+        self.callers.extend(callers.into_iter().map(Into::into));
+        self
+    }
+}
+
+/// A policy as the builder was given it.
+#[derive(Clone)]
+pub(crate) struct PolicySetting {
+    name: String,
+    source: Source,
+    scope: PolicyScope,
+}
+
+#[derive(Clone)]
+enum Source {
+    Native(Arc<dyn Policy>),
+    Component(PathBuf, Limits),
+}
+
+impl PolicySetting {
+    /// `policy`, named `name` in messages, for the calls `scope` chooses.
+    pub(crate) fn native(name: &str, policy: Arc<dyn Policy>, scope: PolicyScope) -> PolicySetting {
+        PolicySetting { name: name.into(), source: Source::Native(policy), scope }
+    }
+
+    /// The policy component at `path`, named by its file, under `limits`.
+    pub(crate) fn component(path: PathBuf, limits: Limits, scope: PolicyScope) -> PolicySetting {
+        let name = path.file_stem().map_or("policy".into(), |stem| stem.to_string_lossy().into_owned());
+        PolicySetting { name, source: Source::Component(path, limits), scope }
+    }
+}
+
+/// The limits of a policy component unless the builder says otherwise: 1 s, 64 MiB
+/// of memory, 64 KiB of output, and 1 MiB of rewritten value.
+pub const DEFAULT_POLICY_LIMITS: Limits = Limits {
+    time: std::time::Duration::from_secs(1),
+    memory_bytes: 64 << 20,
+    output_bytes: 64 << 10,
+    result_bytes: 1 << 20,
+};
+
+/// A host's policies, in chain order.
+#[derive(Default)]
+pub(crate) struct Policies(Vec<Chained>);
+
+struct Chained {
+    name: String,
+    kind: Kind,
+    tools: Choice,
+    callers: Vec<String>,
+}
+
+enum Kind {
+    Native(Arc<dyn Policy>),
+    Component(ComponentPolicy),
+}
+
+impl Policies {
+    /// Sets up `settings` in order: components loaded and linked, patterns read.
+    pub(crate) fn new(runtime: &Runtime, warmer: &Warmer, settings: &[PolicySetting]) -> Result<Policies, LoadError> {
+        let mut chained = Vec::new();
+        for setting in settings {
+            let failed = |reason: String| LoadError::Policy { name: setting.name.clone(), reason };
+            let kind = match &setting.source {
+                Source::Native(policy) => Kind::Native(policy.clone()),
+                Source::Component(path, limits) => Kind::Component(
+                    ComponentPolicy::load(runtime, warmer, &setting.name, path, *limits)
+                        .map_err(|reason| failed(format!("{}: {reason}", path.display())))?,
+                ),
+            };
+            let tools = Choice::new(&setting.scope.tools, &[]).map_err(failed)?;
+            chained.push(Chained { name: setting.name.clone(), kind, tools, callers: setting.scope.callers.clone() });
+        }
+        Ok(Policies(chained))
+    }
+
+    /// Whether any policy looks at calls of `tool` for `caller`.
+    pub(crate) fn apply_to(&self, tool: &str, caller: Option<&str>) -> bool {
+        self.chosen(tool, caller).next().is_some()
+    }
+
+    fn chosen<'p>(&'p self, tool: &'p str, caller: Option<&'p str>) -> impl Iterator<Item = &'p Chained> {
+        self.0.iter().filter(move |policy| {
+            policy.tools.serves(tool)
+                && (policy.callers.is_empty() || caller.is_some_and(|c| policy.callers.iter().any(|p| p == c)))
+        })
+    }
+
+    /// The arguments to run `tool` with after every chosen policy looked at them in
+    /// turn (each sees what the one before let through); or the error that stops the
+    /// call.
+    /// `fits` says whether a rewrite fits the tool's parameters, or why not.
+    pub(crate) async fn before(
+        &self,
+        tool: &str,
+        caller: Option<&str>,
+        arguments: Value,
+        fits: impl Fn(&Value) -> Result<(), String>,
+    ) -> Result<Value, ToolError> {
+        let mut arguments = arguments;
+        for policy in self.chosen(tool, caller) {
+            let call = PolicyCall { tool, caller, arguments: &arguments };
+            let verdict = match &policy.kind {
+                Kind::Native(native) => native_verdict(|| native.before(&call)),
+                Kind::Component(component) => component.before(&call).await,
+            };
+            match verdict {
+                Ok(Verdict::Allow) => {}
+                Ok(Verdict::Deny(message)) => return Err(refused(tool, &policy.name, message)),
+                Ok(Verdict::Rewrite(rewritten)) => match fits(&rewritten) {
+                    Ok(()) if rewritten.is_object() => arguments = rewritten,
+                    Ok(()) => return Err(failed(tool, &policy.name, "its rewrite is not an object", Stage::Before)),
+                    Err(why) => return Err(failed(tool, &policy.name, &why, Stage::Before)),
+                },
+                Err(why) => return Err(failed(tool, &policy.name, &why, Stage::Before)),
+            }
+        }
+        Ok(arguments)
+    }
+
+    /// `result` after every chosen policy looked at it in turn; a denial or a failure
+    /// replaces it with the error that says so. The host's own errors pass untouched;
+    /// of a tool's error, policies see (and may rewrite) the tool's own message.
+    pub(crate) async fn after(
+        &self,
+        tool: &str,
+        caller: Option<&str>,
+        arguments: &Value,
+        result: Result<Returned, ToolError>,
+    ) -> Result<Returned, ToolError> {
+        let mut shown = match &result {
+            Ok(returned) => shown_result(returned),
+            Err(ToolError::ToolFailed { message, .. } | ToolError::Denied { message, .. }) => {
+                serde_json::json!({ "error": message })
+            }
+            Err(_) => return result,
+        };
+        let mut changed = false;
+        for policy in self.chosen(tool, caller) {
+            let call = PolicyCall { tool, caller, arguments };
+            let verdict = match &policy.kind {
+                Kind::Native(native) => native_verdict(|| native.after(&call, &shown)),
+                Kind::Component(component) => component.after(&call, &shown).await,
+            };
+            match verdict {
+                Ok(Verdict::Allow) => {}
+                Ok(Verdict::Deny(message)) => return Err(refused(tool, &policy.name, message)),
+                Ok(Verdict::Rewrite(rewritten)) if same_shape(&shown, &rewritten) => {
+                    shown = rewritten;
+                    changed = true;
+                }
+                Ok(Verdict::Rewrite(_)) => {
+                    return Err(failed(tool, &policy.name, "its rewrite changed the result's shape", Stage::After));
+                }
+                Err(why) => return Err(failed(tool, &policy.name, &why, Stage::After)),
+            }
+        }
+        if !changed {
+            return result;
+        }
+        let error = || shown["error"].as_str().unwrap_or_default().to_string();
+        match result {
+            Ok(returned) => Ok(with_shown(returned, shown)),
+            Err(ToolError::ToolFailed { tool, .. }) => Err(ToolError::ToolFailed { tool, message: error() }),
+            Err(ToolError::Denied { tool, denied, .. }) => Err(ToolError::Denied { tool, denied, message: error() }),
+            Err(other) => Err(other),
+        }
+    }
+}
+
+/// A native policy's verdict; a panic is a failure.
+fn native_verdict(verdict: impl FnOnce() -> Verdict) -> Result<Verdict, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(verdict)).map_err(|_| "it panicked".to_string())
+}
+
+/// Where a policy failed.
+#[derive(Clone, Copy)]
+enum Stage {
+    Before,
+    After,
+}
+
+/// The call stopped by `policy`, which said `message`.
+fn refused(tool: &str, policy: &str, message: String) -> ToolError {
+    ToolError::Refused { tool: tool.into(), policy: policy.into(), message }
+}
+
+/// The call stopped because `policy` failed (`why`, logged, never told the model).
+fn failed(tool: &str, policy: &str, why: &str, stage: Stage) -> ToolError {
+    tracing::warn!(tool, policy, "the policy failed, so the call was stopped: {why}");
+    let message = match stage {
+        Stage::Before => format!("A policy ({policy}) failed, so the call of '{tool}' was not run."),
+        Stage::After => format!("A policy ({policy}) failed, so the result of '{tool}' was withheld."),
+    };
+    ToolError::Refused { tool: tool.into(), policy: policy.into(), message }
+}
+
+/// `returned` as policies see it: `{"value": …, "content": {"0": text, …}}`.
+fn shown_result(returned: &Returned) -> Value {
+    let texts: serde_json::Map<String, Value> = returned
+        .content
+        .iter()
+        .enumerate()
+        .filter_map(|(index, block)| match block {
+            Content::Text { text } => Some((index.to_string(), Value::String(text.clone()))),
+            _ => None,
+        })
+        .collect();
+    serde_json::json!({ "value": returned.value, "content": texts })
+}
+
+/// `returned` with the value and texts of `shown` in place.
+fn with_shown(mut returned: Returned, shown: Value) -> Returned {
+    let Value::Object(mut shown) = shown else { return returned };
+    if let Some(value) = shown.remove("value") {
+        returned.value = value;
+    }
+    if let Some(Value::Object(texts)) = shown.remove("content") {
+        for (index, text) in texts {
+            if let (Ok(index), Value::String(new)) = (index.parse::<usize>(), text)
+                && let Some(Content::Text { text }) = returned.content.get_mut(index)
+            {
+                *text = new;
+            }
+        }
+    }
+    returned
+}
+
+/// Whether `rewritten` keeps the keys of `shown` and a string wherever it had one
+/// among the texts and the error.
+fn same_shape(shown: &Value, rewritten: &Value) -> bool {
+    let (Value::Object(shown), Value::Object(rewritten)) = (shown, rewritten) else { return false };
+    let keys_kept = shown.len() == rewritten.len() && shown.keys().all(|key| rewritten.contains_key(key));
+    let texts_kept = match (shown.get("content"), rewritten.get("content")) {
+        (Some(Value::Object(before)), Some(Value::Object(after))) => {
+            before.len() == after.len() && before.keys().all(|key| after.get(key).is_some_and(Value::is_string))
+        }
+        (None, None) => true,
+        _ => false,
+    };
+    let error_kept = shown.get("error").is_none() || rewritten.get("error").is_some_and(Value::is_string);
+    keys_kept && texts_kept && error_kept
+}

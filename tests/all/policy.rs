@@ -1,0 +1,173 @@
+//! Policies: the `policy-probe` test component and Rust policies looking at calls of
+//! the `hostile` guest's tools before and after they run — allowing, refusing,
+//! rewriting, and failing closed when they misbehave.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use toolhost::{
+    DEFAULT_POLICY_LIMITS, Host, HostBuilder, LoadError, Policy, PolicyCall, PolicyScope, ToolError, Verdict,
+};
+
+use crate::common::{self, test_guest, with};
+
+/// The hostile guest's tools, for the calls `scope` chooses looked at by the probe
+/// (each look limited to 300 ms and 64 MiB), after the policies `first` adds.
+fn host_with_probe(scope: PolicyScope, first: impl FnOnce(HostBuilder) -> HostBuilder) -> Host {
+    let limits = with(DEFAULT_POLICY_LIMITS, |limits| limits.time = Duration::from_millis(300));
+    let builder = Host::builder().component_file(test_guest("hostile")).cache_dir(common::test_cache_dir());
+    first(builder).policy_component(test_guest("policy-probe"), scope, limits).build().expect("the host builds")
+}
+
+fn echo(host: &Host, text: &str) -> Result<Value, ToolError> {
+    host.call("echo", &json!({ "text": text }))
+}
+
+/// The policy and message of a call a policy stopped.
+fn refusal(result: Result<Value, ToolError>) -> (String, String) {
+    match result {
+        Err(ToolError::Refused { policy, message, .. }) => (policy, message),
+        other => panic!("not refused by a policy: {other:?}"),
+    }
+}
+
+#[test]
+fn a_policy_component_allows_refuses_and_rewrites_calls_and_results() {
+    let host = host_with_probe(PolicyScope::every_call().tools(["echo", "read_*"]), |builder| builder);
+    assert_eq!(echo(&host, "hello"), Ok(json!("hello")));
+    let refused = echo(&host, "deny not today");
+    assert_eq!(refused.as_ref().map_err(ToolError::kind), Err("refused"));
+    assert_eq!(refusal(refused), ("policy-probe".into(), "The probe refused: not today".into()));
+    // Before: the tool gets the arguments as rewritten.
+    assert_eq!(echo(&host, "mail ada@example.com today"), Ok(json!("mail [email] today")));
+    // A rewrite of a string to a number is read as a model's would be.
+    assert_eq!(echo(&host, "number"), Ok(json!("7")));
+    // After: a result holding a secret is withheld; the tool's own words in an error
+    // are redacted.
+    let (_, message) = refusal(echo(&host, "key sk-12345"));
+    assert_eq!(message, "The result held a secret, so it was withheld.");
+    let failed = host.call("read-path", &json!({"path": "ada@example.com"}));
+    match failed {
+        Err(ToolError::Denied { message, .. }) => {
+            assert!(message.starts_with("[email] ") && !message.contains("ada@"), "{message}");
+        }
+        other => panic!("not the tool's error after a denial: {other:?}"),
+    }
+    // A tool the scope does not name is not looked at.
+    assert_eq!(host.call("big_string", &json!({"length": 3})), Ok(json!("xxx")));
+}
+
+#[test]
+fn a_misbehaving_policy_component_fails_closed_within_its_limits_and_the_host_serves_on() {
+    let host = host_with_probe(PolicyScope::every_call(), |builder| builder);
+    let not_run = "A policy (policy-probe) failed, so the call of 'echo' was not run.";
+    for text in ["loop", "trap", "flood", "huge", "elsewhere", "boolean"] {
+        let started = Instant::now();
+        let (policy, message) = refusal(echo(&host, text));
+        assert_eq!((policy.as_str(), message.as_str()), ("policy-probe", not_run), "{text}");
+        assert!(started.elapsed() < Duration::from_secs(5), "{text} took {:?}", started.elapsed());
+    }
+    let (_, message) = refusal(echo(&host, "trap after"));
+    assert_eq!(message, "A policy (policy-probe) failed, so the result of 'echo' was withheld.");
+    assert_eq!(echo(&host, "still here"), Ok(json!("still here")));
+}
+
+/// Refuses `secret`, rewrites `shout` to upper case, panics on `panic`, and marks
+/// results it passes with a `!`.
+struct Loud;
+
+impl Policy for Loud {
+    fn before(&self, call: &PolicyCall<'_>) -> Verdict {
+        match call.arguments["text"].as_str() {
+            Some("secret") => Verdict::Deny("Not that.".into()),
+            Some("panic") => panic!("the Rust policy was told to panic"),
+            Some(text) if text.starts_with("shout ") => Verdict::Rewrite(json!({ "text": text.to_uppercase() })),
+            Some(_) | None => Verdict::Allow,
+        }
+    }
+
+    fn after(&self, _call: &PolicyCall<'_>, result: &Value) -> Verdict {
+        match result["value"].as_str() {
+            Some(text) => Verdict::Rewrite(json!({ "value": format!("{text}!"), "content": result["content"] })),
+            None => Verdict::Allow,
+        }
+    }
+}
+
+#[test]
+fn rust_policies_chain_with_components_in_order_and_a_panic_fails_closed() {
+    let host = host_with_probe(PolicyScope::every_call(), |builder| {
+        builder.policy("loud", Loud, PolicyScope::every_call().tools(["echo"]))
+    });
+    assert_eq!(refusal(echo(&host, "secret")), ("loud".into(), "Not that.".into()));
+    // Loud rewrites first; the probe then sees (and redacts in) what Loud let through.
+    assert_eq!(echo(&host, "shout ada@example.com"), Ok(json!("SHOUT [email]!")));
+    let (policy, message) = refusal(echo(&host, "panic"));
+    assert_eq!(
+        (policy.as_str(), message.as_str()),
+        ("loud", "A policy (loud) failed, so the call of 'echo' was not run.")
+    );
+    assert_eq!(echo(&host, "fine"), Ok(json!("fine!")));
+}
+
+#[test]
+fn a_policy_for_some_callers_looks_only_at_their_calls() {
+    let host = host_with_probe(PolicyScope::every_call().callers(["mallory"]), |builder| builder);
+    let call = |caller: Option<&str>| {
+        let arguments = json!({"text": "deny who"});
+        let request = host.request("echo").arguments(&arguments);
+        match caller {
+            Some(caller) => request.caller(caller).run().result,
+            None => request.run().result,
+        }
+    };
+    assert_eq!(refusal(call(Some("mallory"))).1, "The probe refused: who");
+    assert_eq!(call(Some("alice")), Ok(json!("deny who")));
+    assert_eq!(call(None), Ok(json!("deny who")));
+}
+
+#[test]
+fn async_calls_are_looked_at_too() {
+    let host = host_with_probe(PolicyScope::every_call(), |builder| builder);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+    let arguments = json!({"text": "write to ada@example.com"});
+    let outcome = runtime.block_on(host.request("echo").arguments(&arguments).run_async());
+    assert_eq!(outcome.result, Ok(json!("write to [email]")));
+    let arguments = json!({"text": "loop"});
+    let outcome = runtime.block_on(host.request("echo").arguments(&arguments).run_async());
+    assert_eq!(outcome.result.map_err(|e| e.kind()), Err("refused"));
+}
+
+#[test]
+fn a_policy_that_cannot_be_used_stops_the_build_naming_it() {
+    let build = |path: std::path::PathBuf, scope: PolicyScope| {
+        Host::builder()
+            .component_file(test_guest("hostile"))
+            .cache_dir(common::test_cache_dir())
+            .policy_component(path, scope, DEFAULT_POLICY_LIMITS)
+            .build()
+    };
+    let reason = |result: Result<Host, LoadError>| match result {
+        Err(LoadError::Policy { name, reason }) => (name, reason),
+        Err(other) => panic!("not a policy error: {other}"),
+        Ok(_) => panic!("the host was built"),
+    };
+    let (name, why) = reason(build(test_guest("echo"), PolicyScope::every_call()));
+    assert_eq!(name, "echo");
+    assert!(why.contains("exports no `toolhost:tool/policy@0.3.0`"), "{why}");
+    let (name, why) = reason(build(test_guest("no-such-policy"), PolicyScope::every_call()));
+    assert!(name == "no-such-policy" && why.contains("cannot read it"), "{why}");
+    let (_, why) = reason(build(test_guest("policy-probe"), PolicyScope::every_call().tools(["echo["])));
+    assert!(why.contains("'echo[' is not a tool name pattern"), "{why}");
+}
+
+#[test]
+fn a_policy_component_in_a_plugin_folder_is_not_served_as_tools() {
+    let folder = tempfile::tempdir().expect("a folder");
+    std::fs::copy(test_guest("policy-probe"), folder.path().join("policy-probe.wasm")).expect("copy");
+    std::fs::copy(test_guest("echo"), folder.path().join("echo.wasm")).expect("copy");
+    let host = Host::builder().plugin_dir(folder.path()).cache_dir(common::test_cache_dir()).build().expect("builds");
+    let warnings = host.load_report().warnings.join("\n");
+    assert!(warnings.contains("policy-probe.wasm: is a policy component, not a tool"), "{warnings}");
+    assert!(host.tool("before").is_none() && host.tool("after").is_none());
+}
