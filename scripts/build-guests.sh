@@ -2,8 +2,9 @@
 # Builds WebAssembly tool components (wasm32-wasip2).
 #
 #   scripts/build-guests.sh                 every guest of this repository:
-#                                           example-tools/* -> target/plugins/
-#                                           tests/guests/*  -> target/test-guests/
+#                                           example-tools/*    -> target/plugins/
+#                                           example-policies/* -> target/policies/
+#                                           tests/guests/*     -> target/test-guests/
 #   scripts/build-guests.sh CRATE_DIR [OUT] one tool crate of your own -> OUT (default ./plugins)
 #
 # Example tools in Python (a folder with app.py) and JavaScript (a folder with app.js)
@@ -155,7 +156,7 @@ install_component() {
 
 build_repository_guests() {
     local packages=() dir name
-    for dir in "$root"/example-tools/*/ "$root"/tests/guests/*/; do
+    for dir in "$root"/example-tools/*/ "$root"/example-policies/*/ "$root"/tests/guests/*/; do
         if [ -f "$dir/Cargo.toml" ]; then packages+=(-p "$(package_name "$dir")"); fi
     done
     local target_dir=$root/target/guest-build
@@ -169,11 +170,19 @@ build_repository_guests() {
             build_script_tool "${dir%/}" "$root/target/plugins"
         fi
     done
+    for dir in "$root"/example-policies/*/; do
+        if [ -f "$dir/Cargo.toml" ]; then
+            name=$(package_name "$dir")
+            install_component "$target_dir/$target/guest/${name//-/_}.wasm" "$root/target/policies" "$name"
+        else
+            build_script_tool "${dir%/}" "$root/target/policies"
+        fi
+    done
     for dir in "$root"/tests/guests/*/; do
         name=$(package_name "$dir")
         install_component "$target_dir/$target/guest/${name//-/_}.wasm" "$root/target/test-guests" "$name"
     done
-    say "components in target/plugins/ (example tools) and target/test-guests/ (test guests)"
+    say "components in target/plugins/ (example tools), target/policies/ (example policies) and target/test-guests/ (test guests)"
 }
 
 # --- tools in other languages ------------------------------------------------------

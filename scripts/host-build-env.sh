@@ -2,7 +2,7 @@
 # .ci/run: the one debug build of the host side of the workspace, so that the scripts
 # (and the `cargo test` after it) build the same units and nothing twice.
 #
-#   guest_packages  `-p NAME` for each guest (example-tools/, tests/guests/)
+#   guest_packages  `-p NAME` for each guest (example-tools/, example-policies/, tests/guests/)
 #   host_packages   cargo arguments selecting every other package but the fuzz targets
 #   host_cargo      cargo, with the environment of that build
 #   check_only      cargo arguments for a check: the dev profile, nothing optimised
@@ -28,7 +28,7 @@ guest_packages() {
 import json, sys
 for package in json.load(sys.stdin)["packages"]:
     path = package["manifest_path"]
-    if "/example-tools/" in path or "/tests/guests/" in path:
+    if any(folder in path for folder in ("/example-tools/", "/example-policies/", "/tests/guests/")):
         print("-p", package["name"])'
 }
 # The fuzz targets are built apart, instrumented (scripts/fuzz.sh). The command is

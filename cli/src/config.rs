@@ -46,6 +46,14 @@
 //! [profiles.math]              # served at /mcp/math (stdio: --profile math)
 //! tools = ["evaluate", "gcd", "convert"]
 //! disclose = ["evaluate"]      # optional: this profile lists these and find_tools
+//!
+//! [[policy]]                   # looks at calls before and after, in this order
+//! component = "policies/pii-redact.wasm"
+//! tools = ["files.*"]          # optional: only calls of these tools
+//! callers = ["ci"]             # optional: only calls for these callers
+//! time_limit_ms = 1000         # optional: each look's limits (1 s, 64 MiB unless given)
+//! memory_mb = 64
+//! env = { ALLOW = "notes/" }   # optional: its settings (it is granted nothing else)
 //! ```
 
 use std::collections::BTreeMap;
@@ -56,7 +64,7 @@ use anyhow::{Context, bail};
 use serde::Deserialize;
 use toolhost::mcp::Access;
 use toolhost::mcp::http::OAuthOptions;
-use toolhost::{Compiler, Disclosure, Profile};
+use toolhost::{Compiler, Disclosure, HostBuilder, PolicyComponent, PolicyScope, Profile};
 
 /// The file's settings, as written (paths already made relative to the file's folder).
 #[derive(Debug, Default, Deserialize)]
@@ -93,6 +101,60 @@ pub(crate) struct Config {
     /// `[profiles.NAME]`: named toolsets, each served apart.
     #[serde(default)]
     pub(crate) profiles: BTreeMap<String, ProfileConfig>,
+    /// `[[policy]]`: policy components, in chain order.
+    #[serde(default, rename = "policy")]
+    pub(crate) policies: Vec<PolicyConfig>,
+}
+
+/// `[[policy]]`: a policy component and the calls it looks at (see `toolhost::Policy`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PolicyConfig {
+    /// The component file.
+    pub(crate) component: PathBuf,
+    /// Tool name patterns; none is every tool.
+    #[serde(default)]
+    pub(crate) tools: Vec<String>,
+    /// Callers (token names, OAuth subjects); none is every caller.
+    #[serde(default)]
+    pub(crate) callers: Vec<String>,
+    /// Each look's time limit.
+    pub(crate) time_limit_ms: Option<u64>,
+    /// Each look's memory limit.
+    pub(crate) memory_mb: Option<u64>,
+    /// Its settings, as environment variables (it is granted nothing else).
+    #[serde(default)]
+    pub(crate) env: BTreeMap<String, String>,
+}
+
+impl PolicyConfig {
+    /// `builder` with this policy chained after those before it.
+    pub(crate) fn add_to(&self, builder: HostBuilder) -> HostBuilder {
+        let mut limits = toolhost::DEFAULT_POLICY_LIMITS;
+        if let Some(ms) = self.time_limit_ms {
+            limits.time = std::time::Duration::from_millis(ms);
+        }
+        if let Some(mb) = self.memory_mb {
+            limits.memory_bytes = mb.saturating_mul(1 << 20);
+        }
+        let scope = PolicyScope::every_call().tools(self.tools.iter().cloned()).callers(self.callers.iter().cloned());
+        let component = PolicyComponent::new(&self.component).scope(scope).limits(limits);
+        builder.policy_component(self.env.iter().fold(component, |component, (name, value)| component.env(name, value)))
+    }
+
+    /// Its line in `toolhost config check`'s summary.
+    fn summary(&self) -> String {
+        let some = |what: &str, names: &[String]| match names {
+            [] => format!("every {what}"),
+            names => format!("{what}s [{}]", names.join(", ")),
+        };
+        format!(
+            "policy: {} for {} and {}",
+            self.component.display(),
+            some("tool", &self.tools),
+            some("caller", &self.callers)
+        )
+    }
 }
 
 /// `[profiles.NAME]`: a named toolset (see `toolhost::Profile`).
@@ -284,6 +346,11 @@ impl Config {
             disclosure.disclosure().with_context(|| file.display().to_string())?;
         }
         config.profiles().with_context(|| file.display().to_string())?;
+        for policy in &config.policies {
+            if !policy.component.is_file() {
+                bail!("{}: [[policy]] component {}: no such file", file.display(), policy.component.display());
+            }
+        }
         Ok(config)
     }
 
@@ -345,7 +412,8 @@ impl Config {
             Secret::File { file } => Some(file),
             Secret::Variable(_) => None,
         });
-        for path in paths.into_iter().flatten().chain(token_files) {
+        let policies = self.policies.iter_mut().map(|policy| &mut policy.component);
+        for path in paths.into_iter().flatten().chain(token_files).chain(policies) {
             if path.is_relative() && path.as_os_str() != "-" {
                 *path = folder.join(&*path);
             }
@@ -411,6 +479,7 @@ impl Config {
             lines.push(format!("access: {grant} -> {}", tools.join(", ")));
         }
         lines.extend(self.shown_summary());
+        lines.extend(self.policies.iter().map(PolicyConfig::summary));
         lines.join("\n")
     }
 }

@@ -325,6 +325,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
         } => {
             let disclosure = disclose.map(|core| core_patterns(&core)).transpose()?;
             let mut shown = serve::Shown { disclosure, profile, ..serve::Shown::default() };
+            let mut policies = Vec::new();
             if let Some(file) = config {
                 let plugins_given = matches.subcommand_matches("serve").is_some_and(|serve| {
                     matches!(serve.value_source("plugins"), Some(ValueSource::CommandLine | ValueSource::EnvVariable))
@@ -341,10 +342,11 @@ fn run(cli: Cli, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
                 let config = config::Config::load(&file)?;
                 config.apply_auth(settings.http)?;
                 config.apply_shown(&mut shown)?;
+                policies.clone_from(&config.policies);
                 config.apply(settings);
             }
             shown.check(http.address().is_some())?;
-            serve(&plugins, watch, &capacity, &http, (&audit, &rate_limits), &shown)
+            serve(&plugins, (watch, &policies), &capacity, &http, (&audit, &rate_limits), &shown)
         }
         Command::Config { action: ConfigAction::Check { file } } => {
             let config = config::Config::load(&file)?;
@@ -446,13 +448,16 @@ fn extract(plugins: &Plugins) -> anyhow::Result<ExitCode> {
 /// `toolhost serve`: MCP over streamable HTTP with `--http`, else over stdio.
 fn serve(
     plugins: &Plugins,
-    watch: bool,
+    (watch, policies): (bool, &[config::PolicyConfig]),
     capacity: &CapacityArgs,
     http: &serve::HttpArgs,
     (audit, rate_limits): (&serve::AuditArgs, &serve::RateLimitArgs),
     shown: &serve::Shown,
 ) -> anyhow::Result<ExitCode> {
-    let configure = |builder: HostBuilder| builder.watch(watch).capacity(capacity.capacity());
+    let configure = |builder: HostBuilder| {
+        let builder = builder.watch(watch).capacity(capacity.capacity());
+        policies.iter().fold(builder, |builder, policy| policy.add_to(builder))
+    };
     let telemetry = telemetry::start(audit.otlp_endpoint.as_deref())?;
     let (audit, limits) = (audit.open()?, rate_limits.limits());
     if let Some(addr) = http.address() {
@@ -511,6 +516,15 @@ fn prepare(plugins: &Plugins) -> anyhow::Result<ExitCode> {
         plugins.shared_cache.is_none(),
         "--shared-cache is read only: prepare it as its owner, with TOOLHOST_CACHE_DIR naming it instead"
     );
+    // Held until this process ends; a background prepare that finds it held has
+    // nothing to do (commands run in a loop would otherwise start one each).
+    let _alone = match std::env::var_os(BACKGROUND_PREPARE) {
+        Some(_) => match prepare_lock() {
+            Ok(lock) => lock,
+            Err(AnotherPrepareRuns) => return Ok(ExitCode::SUCCESS),
+        },
+        None => None,
+    };
     let host = load_with(plugins, |builder| builder.compiler(Compiler::Optimizing))?;
     let components = host.load_report().components;
     let compiled = components.iter().filter(|component| component.compiled).count();
@@ -520,6 +534,27 @@ fn prepare(plugins: &Plugins) -> anyhow::Result<ExitCode> {
         components.len() - compiled
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Set in the environment of a `toolhost prepare` a command starts in the background.
+const BACKGROUND_PREPARE: &str = "TOOLHOST_BACKGROUND_PREPARE";
+
+/// Another process holds the cache folder's `prepare.lock`.
+struct AnotherPrepareRuns;
+
+/// The cache folder's `prepare.lock`, locked for this process (`None` when it cannot
+/// be made: no reason not to prepare).
+fn prepare_lock() -> Result<Option<std::fs::File>, AnotherPrepareRuns> {
+    let dir = HostBuilder::default_cache_dir();
+    let opened = std::fs::create_dir_all(&dir).and_then(|()| {
+        std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.join("prepare.lock"))
+    });
+    let Ok(file) = opened else { return Ok(None) };
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Err(AnotherPrepareRuns),
+        Err(std::fs::TryLockError::Error(_)) => Ok(None),
+    }
 }
 
 /// Loads a plugin folder for a command that runs once and ends (see [`OneShot`]),
@@ -558,7 +593,8 @@ impl Drop for OneShot {
 }
 
 /// Starts `nice toolhost prepare --plugins DIR`, detached: it outlives this process,
-/// and nothing waits on its output.
+/// and nothing waits on its output. It does nothing while another such prepare of
+/// the same cache runs.
 #[cfg(unix)]
 fn prepare_in_background(plugins: &Path) {
     use std::os::unix::process::CommandExt;
@@ -569,6 +605,7 @@ fn prepare_in_background(plugins: &Path) {
         .arg(toolhost)
         .args(["prepare", "--plugins"])
         .arg(plugins)
+        .env(BACKGROUND_PREPARE, "1")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -75,7 +75,7 @@ pub use host::{
 };
 pub use invoke::PrewarmState;
 pub use load::{ComponentReport, LoadReport, Provenance};
-pub use policy::{DEFAULT_POLICY_LIMITS, Policy, PolicyCall, PolicyScope, Verdict};
+pub use policy::{DEFAULT_POLICY_LIMITS, Policy, PolicyCall, PolicyComponent, PolicyScope, Verdict};
 pub use resolve::{Registry, Resolved, ToolsetError};
 pub use runtime::{Capacity, Compiler, Prewarm, UnknownCompiler};
 pub use sandbox::{

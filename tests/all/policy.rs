@@ -1,12 +1,13 @@
-//! Policies: the `policy-probe` test component and Rust policies looking at calls of
-//! the `hostile` guest's tools before and after they run — allowing, refusing,
-//! rewriting, and failing closed when they misbehave.
+//! Policies: the `policy-probe` test component, Rust policies and the example policies
+//! (Rust and Python) looking at calls of the `hostile` guest's tools before and after
+//! they run — allowing, refusing, rewriting, and failing closed when they misbehave.
 
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use toolhost::{
-    DEFAULT_POLICY_LIMITS, Host, HostBuilder, LoadError, Policy, PolicyCall, PolicyScope, ToolError, Verdict,
+    DEFAULT_POLICY_LIMITS, Host, HostBuilder, LoadError, Policy, PolicyCall, PolicyComponent, PolicyScope, ToolError,
+    Verdict,
 };
 
 use crate::common::{self, test_guest, with};
@@ -16,7 +17,8 @@ use crate::common::{self, test_guest, with};
 fn host_with_probe(scope: PolicyScope, first: impl FnOnce(HostBuilder) -> HostBuilder) -> Host {
     let limits = with(DEFAULT_POLICY_LIMITS, |limits| limits.time = Duration::from_millis(300));
     let builder = Host::builder().component_file(test_guest("hostile")).cache_dir(common::test_cache_dir());
-    first(builder).policy_component(test_guest("policy-probe"), scope, limits).build().expect("the host builds")
+    let probe = PolicyComponent::new(test_guest("policy-probe")).scope(scope).limits(limits);
+    first(builder).policy_component(probe).build().expect("the host builds")
 }
 
 fn echo(host: &Host, text: &str) -> Result<Value, ToolError> {
@@ -144,7 +146,7 @@ fn a_policy_that_cannot_be_used_stops_the_build_naming_it() {
         Host::builder()
             .component_file(test_guest("hostile"))
             .cache_dir(common::test_cache_dir())
-            .policy_component(path, scope, DEFAULT_POLICY_LIMITS)
+            .policy_component(PolicyComponent::new(path).scope(scope))
             .build()
     };
     let reason = |result: Result<Host, LoadError>| match result {
@@ -170,4 +172,137 @@ fn a_policy_component_in_a_plugin_folder_is_not_served_as_tools() {
     let warnings = host.load_report().warnings.join("\n");
     assert!(warnings.contains("policy-probe.wasm: is a policy component, not a tool"), "{warnings}");
     assert!(host.tool("before").is_none() && host.tool("after").is_none());
+}
+
+#[test]
+fn the_config_chains_policy_components_for_the_callers_it_names_over_mcp() {
+    let folder = tempfile::tempdir().expect("a folder");
+    let plugins = folder.path().join("plugins");
+    std::fs::create_dir(&plugins).expect("a plugin folder");
+    std::fs::copy(test_guest("hostile"), plugins.join("hostile.wasm")).expect("copy");
+    std::fs::copy(test_guest("policy-probe"), folder.path().join("probe.wasm")).expect("copy");
+    let (config, audit) = (folder.path().join("toolhost.toml"), folder.path().join("audit.log"));
+    let text = "[auth.tokens]\nci = \"${POLICY_TEST_CI}\"\nops = \"${POLICY_TEST_OPS}\"\n\
+                [[policy]]\ncomponent = \"probe.wasm\"\ntools = [\"echo\"]\ncallers = [\"ci\"]\ntime_limit_ms = 500\n";
+    std::fs::write(&config, text).expect("write the config");
+    let check = std::process::Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(["config", "check"])
+        .arg(&config)
+        .envs([("POLICY_TEST_CI", "ci-token"), ("POLICY_TEST_OPS", "ops-token")])
+        .output()
+        .expect("toolhost runs");
+    let summary = String::from_utf8_lossy(&check.stdout);
+    let probe = folder.path().join("probe.wasm");
+    assert!(summary.contains(&format!("policy: {} for tools [echo] and callers [ci]", probe.display())), "{summary}");
+    let options = ["--config", config.to_str().expect("UTF-8"), "--audit-log", audit.to_str().expect("UTF-8")];
+    let env = [("POLICY_TEST_CI", "ci-token"), ("POLICY_TEST_OPS", "ops-token")];
+    let server = crate::http::Server::start_with_env(&plugins, &options, &env);
+    server.wait_until_ready();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+    let texts = runtime.block_on(async {
+        let mut texts = Vec::new();
+        for token in ["ci-token", "ops-token"] {
+            let client = crate::http::client(&server.url(), Some(token), None).await;
+            for text in ["deny not for ci", "mail ada@example.com"] {
+                let result =
+                    client.call_tool(crate::http::call("echo", json!({"text": text}))).await.expect("tools/call");
+                let shown = serde_json::to_value(&result.content).expect("JSON")[0]["text"].clone();
+                texts.push((result.is_error, shown));
+            }
+            client.cancel().await.expect("the client closes");
+        }
+        texts
+    });
+    assert_eq!(
+        texts,
+        [
+            (Some(true), json!("The probe refused: not for ci")),
+            // A value's text is its JSON.
+            (Some(false), json!("\"mail [email]\"")),
+            (Some(false), json!("\"deny not for ci\"")),
+            (Some(false), json!("\"mail ada@example.com\"")),
+        ]
+    );
+    let log = std::fs::read_to_string(&audit).expect("the audit log");
+    let outcomes: Vec<(String, String)> = log
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("a JSON line"))
+        .map(|line| (line["caller"].as_str().unwrap_or("").into(), line["outcome"].as_str().unwrap_or("").into()))
+        .collect();
+    let expected = [("ci", "refused"), ("ci", "ok"), ("ops", "ok"), ("ops", "ok")];
+    assert_eq!(outcomes, expected.map(|(caller, outcome)| (caller.to_string(), outcome.to_string())));
+}
+
+/// The example policy `name` (built by `scripts/build-guests.sh` into target/policies).
+fn example_policy(name: &str) -> PolicyComponent {
+    PolicyComponent::new(common::root().join(format!("target/policies/{name}.wasm")))
+}
+
+/// The hostile guest's tools (its `TOKEN` variable set to `token`) behind `policy`.
+fn host_behind(policy: PolicyComponent, token: &str) -> Host {
+    Host::builder()
+        .component_file(test_guest("hostile"))
+        .cache_dir(common::test_cache_dir())
+        .grant_env("hostile", "TOKEN", token)
+        .policy_component(policy)
+        .build()
+        .expect("the host builds")
+}
+
+#[test]
+fn the_rust_example_redacts_emails_phone_and_card_numbers_from_results() {
+    let host = host_behind(example_policy("pii-redact"), "");
+    let text = "Write to ada.lovelace@example.co.uk or +44 20 7946 0958 or (555) 123-4567, card 4111 1111 1111 \
+                1111; order 4111111111111112 of 2026-12-05 at 10:30, 3 items.";
+    assert_eq!(
+        echo(&host, text),
+        Ok(json!(
+            "Write to [email] or [phone] or [phone], card [card]; order 4111111111111112 of 2026-12-05 at 10:30, \
+             3 items."
+        ))
+    );
+    assert_eq!(echo(&host, "nothing personal"), Ok(json!("nothing personal")));
+}
+
+#[test]
+fn the_rust_example_keeps_a_file_tool_inside_the_folders_it_allows() {
+    let host = host_behind(example_policy("path-allow").env("ALLOW", "notes/, /workspace/docs"), "");
+    let read = |path: &str| host.call("read_path", &json!({ "path": path }));
+    // Allowed paths reach the tool (whose sandbox then denies them: nothing is granted).
+    for path in ["notes/todo.txt", "./notes/a/../b.txt", "/workspace/docs/x.md"] {
+        assert!(matches!(read(path), Err(ToolError::Denied { .. })), "{path}: {:?}", read(path));
+    }
+    let allowed = "('notes/', '/workspace/docs/')";
+    for path in ["notes/../secrets.txt", "../notes/x", "/etc/passwd", "notesy/x", "/workspace/documents/x"] {
+        let (policy, message) = refusal(read(path));
+        assert_eq!(policy, "path-allow");
+        assert_eq!(
+            message,
+            format!(
+                "The path '{path}' is outside the folders this agent may use {allowed}; use a path inside one of them."
+            ),
+        );
+    }
+    // Arguments that name no path are not its business.
+    assert_eq!(echo(&host, "../../etc"), Ok(json!("../../etc")));
+    let nothing = host_behind(example_policy("path-allow"), "");
+    let (_, message) = refusal(nothing.call("read_path", &json!({"path": "notes/a"})));
+    assert_eq!(message, "The path 'notes/a' cannot be used: this agent may not use any folder.");
+}
+
+#[test]
+fn the_python_example_keeps_secrets_out_of_arguments_and_results() {
+    let token = format!("ghp_{}", "a1B2".repeat(9));
+    let host = host_behind(example_policy("secret-guard"), &token);
+    let (policy, message) = refusal(echo(&host, "deploy with AKIAIOSFODNN7EXAMPLE please"));
+    assert_eq!(policy, "secret-guard");
+    assert_eq!(
+        message,
+        "The call of 'echo' was not run: its argument at /text holds what looks like an AWS access key. Never pass \
+         credentials to tools; call again without it."
+    );
+    assert!(!message.contains("AKIA"));
+    let (_, message) = refusal(host.call("env_var", &json!({"name": "TOKEN"})));
+    assert_eq!(message, "The result of 'env_var' was withheld: it held what looks like a GitHub token (at /value).");
+    assert_eq!(echo(&host, "no secrets here, sk-short"), Ok(json!("no secrets here, sk-short")));
 }

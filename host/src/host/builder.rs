@@ -14,7 +14,7 @@ use super::{Host, HostCore};
 use crate::error::LoadError;
 use crate::invoke::Warmer;
 use crate::load::{self, Cache, CacheError, Plugin, Progress};
-use crate::policy::{Policies, Policy, PolicyScope, PolicySetting};
+use crate::policy::{Policies, Policy, PolicyComponent, PolicyScope, PolicySetting};
 use crate::runtime::{Capacity, Compiler, Prewarm, Runtime};
 use crate::sandbox::{DirGrant, Grants, HttpHostPattern, HttpHostPatternError, Limits};
 use crate::tool::ToolAnnotations;
@@ -216,13 +216,10 @@ impl HostBuilder {
         self
     }
 
-    /// Chains the policy component at `path` (built for the `policy-component` world of
-    /// `wit/toolhost.wit`; named by its file) after the policies given before it, for
-    /// the calls `scope` chooses, each of its looks at a call under `limits`
-    /// ([`crate::DEFAULT_POLICY_LIMITS`] unless you need others). A policy that cannot
-    /// be loaded fails [`HostBuilder::build`].
-    pub fn policy_component(mut self, path: impl Into<PathBuf>, scope: PolicyScope, limits: Limits) -> Self {
-        self.policies.push(PolicySetting::component(path.into(), limits, scope));
+    /// Chains a policy component (see [`PolicyComponent`]) after the policies given
+    /// before it. A policy that cannot be loaded fails [`HostBuilder::build`].
+    pub fn policy_component(mut self, component: PolicyComponent) -> Self {
+        self.policies.push(PolicySetting::component(component));
         self
     }
 
@@ -237,7 +234,7 @@ impl HostBuilder {
         };
         let watch = self.watch;
         let warmer = Warmer::start(&runtime, self.prewarm);
-        let policies = Policies::new(&runtime, &warmer, &self.policies)?;
+        let policies = Policies::new(&runtime, &warmer, cache.as_ref(), &self.policies)?;
         #[cfg(feature = "semantic")]
         let embedder = self.embedding.as_ref().map(|model| {
             if let Some(cache) = &cache {

@@ -154,6 +154,13 @@ fn is_policy(component: &Component) -> bool {
     component.component_type().exports(component.engine()).any(|(name, _)| name.starts_with(prefix))
 }
 
+/// `bytes` compiled by the optimizing compiler, or taken from `cache` (for code that
+/// is not a plugin: a policy component); else why it is not a component.
+pub(crate) fn optimized_code(runtime: &Runtime, bytes: &[u8], cache: Option<&Cache>) -> Result<Component, String> {
+    check_is_component(bytes)?;
+    code_for(runtime, bytes, cache, CodeFrom::Compile(Compiler::Optimizing)).map(|code| code.component)
+}
+
 /// The native code for `bytes`: optimized code from the cache, else what `from`
 /// says. A component the baseline compiler cannot compile is optimized instead.
 fn code_for(runtime: &Runtime, bytes: &[u8], cache: Option<&Cache>, from: CodeFrom<'_>) -> Result<Code, String> {

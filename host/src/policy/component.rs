@@ -1,16 +1,16 @@
 //! A policy component (`wit/toolhost.wit`'s `policy-component` world): loaded once, linked like
 //! a tool, and run in a fresh instance for each look at a call, under its own limits.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::{Number, Value};
 use wasmtime::Store;
-use wasmtime::component::{Component, ComponentExportIndex, ComponentType, Instance, Lift, Lower};
+use wasmtime::component::{ComponentExportIndex, ComponentType, Instance, Lift, Lower};
 
 use super::fields::{self, Field};
-use super::{PolicyCall, Verdict};
+use super::{PolicyCall, PolicyComponent, Verdict};
 use crate::invoke::{Recipe, WarmPool, Warmer, new_store, within};
+use crate::load::{Cache, optimized_code};
 use crate::runtime::Runtime;
 use crate::sandbox::{CallState, Grants, Limits};
 
@@ -28,18 +28,18 @@ pub(crate) struct ComponentPolicy {
 }
 
 impl ComponentPolicy {
-    /// Reads, compiles and links the policy component at `path`, to run as `name`
-    /// under `limits`; else why it cannot be used.
+    /// Reads, compiles (or takes from `cache`) and links the policy component
+    /// `setting` names, to run as `name`; else why it cannot be used.
     pub(crate) fn load(
         runtime: &Runtime,
         warmer: &Warmer,
         name: &str,
-        path: &Path,
-        limits: Limits,
+        setting: &PolicyComponent,
+        cache: Option<&Cache>,
     ) -> Result<ComponentPolicy, String> {
-        let bytes = crate::sys::read_regular_file(path, MAX_BYTES).map_err(|e| format!("cannot read it: {e}"))?;
-        let component =
-            Component::new(runtime.engine(), &bytes).map_err(|e| format!("not a valid component: {e:#}"))?;
+        let bytes =
+            crate::sys::read_regular_file(&setting.path, MAX_BYTES).map_err(|e| format!("cannot read it: {e}"))?;
+        let component = optimized_code(runtime, &bytes, cache)?;
         let interface = component.get_export_index(None, INTERFACE).ok_or_else(|| {
             format!(
                 "it exports no `{INTERFACE}`: a policy component is built for the `policy-component` world of wit/toolhost.wit"
@@ -52,7 +52,9 @@ impl ComponentPolicy {
         };
         let (before, after) = (function("before")?, function("after")?);
         let pre = runtime.prepare(&component).map_err(|e| format!("cannot be linked: {e}"))?;
-        let recipe = Recipe { component: name.into(), pre, grants: Grants::default(), limits };
+        let mut grants = Grants::default();
+        grants.env.clone_from(&setting.env);
+        let recipe = Recipe { component: name.into(), pre, grants, limits: setting.limits };
         let policy = ComponentPolicy { warm: warmer.pool(runtime, recipe), before, after };
         runtime.block_on(policy.check_types())?;
         Ok(policy)

@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::error::{LoadError, ToolError};
 use crate::invoke::Warmer;
+use crate::load::Cache;
 use crate::load::shaping::Choice;
 use crate::runtime::Runtime;
 use crate::sandbox::Limits;
@@ -114,6 +115,63 @@ impl PolicyScope {
     }
 }
 
+/// A policy component to chain (see `HostBuilder::policy_component`): its file (built
+/// for the `policy-component` world of `wit/toolhost.wit`; the policy is named by the
+/// file), the calls it looks at, its limits, and the environment variables it sees
+/// (its settings: it is granted nothing else).
+///
+/// ```no_run
+/// use toolhost::{Host, PolicyComponent, PolicyScope};
+///
+/// let host = Host::builder()
+///     .plugin_dir("plugins")
+///     .policy_component(
+///         PolicyComponent::new("policies/path-allow.wasm")
+///             .scope(PolicyScope::every_call().tools(["files.*"]))
+///             .env("ALLOW", "notes/,docs/"),
+///     )
+///     .build()?;
+/// # Ok::<(), toolhost::LoadError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct PolicyComponent {
+    path: PathBuf,
+    scope: PolicyScope,
+    limits: Limits,
+    env: Vec<(String, String)>,
+}
+
+impl PolicyComponent {
+    /// The policy component at `path`, for every call, under [`DEFAULT_POLICY_LIMITS`].
+    pub fn new(path: impl Into<PathBuf>) -> PolicyComponent {
+        PolicyComponent {
+            path: path.into(),
+            scope: PolicyScope::every_call(),
+            limits: DEFAULT_POLICY_LIMITS,
+            env: Vec::new(),
+        }
+    }
+
+    /// Only the calls `scope` chooses.
+    pub fn scope(mut self, scope: PolicyScope) -> PolicyComponent {
+        self.scope = scope;
+        self
+    }
+
+    /// Each look at a call under `limits` (its time, memory and output; `result_bytes`
+    /// bounds what a rewrite may make).
+    pub fn limits(mut self, limits: Limits) -> PolicyComponent {
+        self.limits = limits;
+        self
+    }
+
+    /// The environment variable `name` set to `value` while it runs.
+    pub fn env(mut self, name: &str, value: &str) -> PolicyComponent {
+        self.env.push((name.into(), value.into()));
+        self
+    }
+}
+
 /// A policy as the builder was given it.
 #[derive(Clone)]
 pub(crate) struct PolicySetting {
@@ -125,7 +183,7 @@ pub(crate) struct PolicySetting {
 #[derive(Clone)]
 enum Source {
     Native(Arc<dyn Policy>),
-    Component(PathBuf, Limits),
+    Component(PolicyComponent),
 }
 
 impl PolicySetting {
@@ -134,10 +192,10 @@ impl PolicySetting {
         PolicySetting { name: name.into(), source: Source::Native(policy), scope }
     }
 
-    /// The policy component at `path`, named by its file, under `limits`.
-    pub(crate) fn component(path: PathBuf, limits: Limits, scope: PolicyScope) -> PolicySetting {
-        let name = path.file_stem().map_or("policy".into(), |stem| stem.to_string_lossy().into_owned());
-        PolicySetting { name, source: Source::Component(path, limits), scope }
+    /// A policy component, named by its file.
+    pub(crate) fn component(component: PolicyComponent) -> PolicySetting {
+        let name = component.path.file_stem().map_or("policy".into(), |stem| stem.to_string_lossy().into_owned());
+        PolicySetting { name, scope: component.scope.clone(), source: Source::Component(component) }
     }
 }
 
@@ -167,16 +225,22 @@ enum Kind {
 }
 
 impl Policies {
-    /// Sets up `settings` in order: components loaded and linked, patterns read.
-    pub(crate) fn new(runtime: &Runtime, warmer: &Warmer, settings: &[PolicySetting]) -> Result<Policies, LoadError> {
+    /// Sets up `settings` in order: components loaded (their code kept in `cache`)
+    /// and linked, patterns read.
+    pub(crate) fn new(
+        runtime: &Runtime,
+        warmer: &Warmer,
+        cache: Option<&Cache>,
+        settings: &[PolicySetting],
+    ) -> Result<Policies, LoadError> {
         let mut chained = Vec::new();
         for setting in settings {
             let failed = |reason: String| LoadError::Policy { name: setting.name.clone(), reason };
             let kind = match &setting.source {
                 Source::Native(policy) => Kind::Native(policy.clone()),
-                Source::Component(path, limits) => Kind::Component(
-                    ComponentPolicy::load(runtime, warmer, &setting.name, path, *limits)
-                        .map_err(|reason| failed(format!("{}: {reason}", path.display())))?,
+                Source::Component(component) => Kind::Component(
+                    ComponentPolicy::load(runtime, warmer, &setting.name, component, cache)
+                        .map_err(|reason| failed(format!("{}: {reason}", component.path.display())))?,
                 ),
             };
             let tools = Choice::new(&setting.scope.tools, &[]).map_err(failed)?;
