@@ -3,7 +3,8 @@
 //! Needs the guests built first (`scripts/build-guests.sh`). The trivial tool of the
 //! `dispatch` groups is the `echo` function of the `hostile` test guest (string in,
 //! string out, with the ~50 WASI imports a Rust tool built with std has); the
-//! `language` groups compare a trivial tool in each language with a guest that has none.
+//! `language` groups compare a trivial tool in each language with a guest that has none;
+//! the `policy` group, what policies add to that trivial call.
 
 #![allow(missing_docs, reason = "criterion_group! writes a public function without a doc comment")]
 
@@ -12,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Value, json};
-use toolhost::{Compiler, Host, ParamSpec, Prewarm, Registry, ToolSpec, WitFunction, WitType};
+use toolhost::{Compiler, Host, ParamSpec, PolicyComponent, Prewarm, Registry, ToolSpec, WitFunction, WitType};
 
 fn built(folder: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target").join(folder);
@@ -53,6 +54,35 @@ fn dispatch(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("unknown", tools), &registry, |b, registry| {
             b.iter(|| registry.resolve("fetch_wether_forcast").expect_err("unknown").to_string())
         });
+    }
+    group.finish();
+}
+
+/// What policies add to the trivial call: none, one policy component that allows
+/// everything (`policy-noop`), three of them, and one Rust policy that does.
+fn policy(c: &mut Criterion) {
+    let noop = || PolicyComponent::new(built("test-guests").join("policy-noop.wasm"));
+    let chained = |count: usize| {
+        let builder = Host::builder()
+            .component_file(built("test-guests").join("hostile.wasm"))
+            .cache_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-cache"))
+            .compiler(Compiler::Optimizing);
+        (0..count).fold(builder, |builder, _| builder.policy_component(noop())).build().expect("the host builds")
+    };
+    /// A Rust policy that allows everything.
+    struct Allow;
+    impl toolhost::Policy for Allow {}
+    let native = Host::builder()
+        .component_file(built("test-guests").join("hostile.wasm"))
+        .cache_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-cache"))
+        .compiler(Compiler::Optimizing)
+        .policy("allow", Allow, toolhost::PolicyScope::every_call())
+        .build()
+        .expect("the host builds");
+    let arguments = json!({"text": "hello"});
+    let mut group = c.benchmark_group("policy");
+    for (label, host) in [("none", chained(0)), ("noop", chained(1)), ("three", chained(3)), ("rust-noop", native)] {
+        group.bench_function(label, |b| b.iter(|| host.call("echo", &arguments).expect("echo")));
     }
     group.finish();
 }
@@ -313,6 +343,7 @@ fn extract(c: &mut Criterion) {
 criterion_group!(
     benches,
     dispatch,
+    policy,
     paced,
     parallel,
     languages,

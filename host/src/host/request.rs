@@ -21,6 +21,7 @@ use crate::bind::{Arguments, Walk, bind, to_val};
 use crate::error::ToolError;
 use crate::extract::ExtractedCall;
 use crate::invoke::{Invocation, invoke, invoke_async, to_json};
+use crate::policy::Screening;
 use crate::resolve::{Registry, Resolved};
 use crate::sandbox::{CallObserver, Limits};
 use crate::tool::{ParamSpec, Repair, Returned, ToolCall};
@@ -224,7 +225,7 @@ impl CallRequest<'_, Pending<()>> {
                 #[cfg(feature = "mcp-servers")]
                 Step::Server(server_call) => server_call.run(),
             };
-            runtime.block_on(call.reviewed(&resolved.name, seen, result))
+            runtime.block_on(Call::reviewed(seen, result))
         });
         with_reading(call.written, call.name, CallOutcome::of(resolved, repairs, result))
     }
@@ -267,7 +268,7 @@ impl<C: Future<Output = ()>> CallRequest<'_, C> {
                 #[cfg(feature = "mcp-servers")]
                 Step::Server(server_call) => server_call.run_async().await,
             };
-            call.reviewed(&resolved.name, seen, result).await
+            Call::reviewed(seen, result).await
         };
         // The call first: a call done by the time the caller gives up has its outcome.
         let result = match futures::future::select(std::pin::pin!(run), std::pin::pin!(cancelled)).await {
@@ -308,33 +309,33 @@ impl Call<'_> {
     }
 
     /// `step` as the policies chosen for its call let it run (their rewrites in
-    /// place), with the arguments they saw; `step` untouched when none is chosen; or
-    /// the error of the policy that stopped it.
-    async fn screened<'s>(&self, tool: &str, step: Step<'s>) -> Result<(Step<'s>, Option<Value>), ToolError> {
-        let policies = &self.host.core.policies;
-        if !policies.apply_to(tool, self.caller) {
+    /// place), with their screening, to look at its result too; `step` untouched when
+    /// none is chosen; or the error of the policy that stopped it.
+    async fn screened<'s>(
+        &'s self,
+        tool: &'s str,
+        step: Step<'s>,
+    ) -> Result<(Step<'s>, Option<Screening<'s>>), ToolError> {
+        let Some(mut screening) = self.host.core.policies.screening(tool, self.caller) else {
             return Ok((step, None));
-        }
+        };
         let given = step.arguments();
-        let arguments = policies.before(tool, self.caller, given.clone(), |rewritten| step.fits(rewritten)).await?;
-        if arguments == given {
-            return Ok((step, Some(arguments)));
+        let arguments = screening.before(given.clone(), |rewritten| step.fits(rewritten)).await?;
+        if *arguments == given {
+            return Ok((step, Some(screening)));
         }
         let unfit = |reason| ToolError::Unavailable { tool: tool.to_string(), reason };
-        let step = step.with_arguments(&arguments).map_err(unfit)?;
-        Ok((step, Some(arguments)))
+        let step = step.with_arguments(arguments).map_err(unfit)?;
+        Ok((step, Some(screening)))
     }
 
-    /// `result` as the policies chosen for its call pass it on (`seen`: the arguments
-    /// they saw before it ran, none when none was chosen).
+    /// `result` as the policies of `screening` (none: no policy was chosen) pass it on.
     async fn reviewed(
-        &self,
-        tool: &str,
-        seen: Option<Value>,
+        screening: Option<Screening<'_>>,
         result: Result<Returned, ToolError>,
     ) -> Result<Returned, ToolError> {
-        match seen {
-            Some(arguments) => self.host.core.policies.after(tool, self.caller, &arguments, result).await,
+        match screening {
+            Some(screening) => screening.after(result).await,
             None => result,
         }
     }

@@ -1,5 +1,6 @@
-//! A policy component (`wit/toolhost.wit`'s `policy-component` world): loaded once, linked like
-//! a tool, and run in a fresh instance for each look at a call, under its own limits.
+//! A policy component (`wit/toolhost.wit`'s `policy-component` world): loaded once,
+//! linked like a tool, and run in a fresh instance for each call it looks at (both its
+//! looks, before and after), each look under its own limits.
 
 use std::sync::Arc;
 
@@ -19,6 +20,13 @@ const INTERFACE: &str = "toolhost:tool/policy@0.3.0";
 
 /// The largest policy component file read.
 const MAX_BYTES: u64 = 256 << 20;
+
+/// An instance of a policy component and its store, for both looks at one call (no
+/// instance serves two calls).
+pub(crate) struct Held {
+    store: Store<CallState>,
+    instance: Instance,
+}
 
 /// A loaded policy component.
 pub(crate) struct ComponentPolicy {
@@ -72,38 +80,9 @@ impl ComponentPolicy {
         Ok(())
     }
 
-    /// What the policy says of `call` before its tool runs.
-    pub(crate) async fn before(&self, call: &PolicyCall<'_>) -> Result<Verdict, String> {
-        let (mut store, instance) = self.fresh().await?;
-        let said = within(self.limits().time, async {
-            let func = instance.get_typed_func::<(WitCall,), (WitVerdict,)>(&mut store, self.before)?;
-            wasmtime::Result::Ok(func.call_async(&mut store, (WitCall::of(call),)).await?.0)
-        })
-        .await;
-        self.warm.finish(store, false);
-        self.verdict(self.said(said)?, call.arguments)
-    }
-
-    /// What the policy says of `result` (see [`super::Policy::after`]).
-    pub(crate) async fn after(&self, call: &PolicyCall<'_>, result: &Value) -> Result<Verdict, String> {
-        let (mut store, instance) = self.fresh().await?;
-        let fields = fields::flatten(result).into_iter().map(WitField::from).collect();
-        let said = within(self.limits().time, async {
-            let func = instance.get_typed_func::<(WitCall, Vec<WitField>), (WitVerdict,)>(&mut store, self.after)?;
-            wasmtime::Result::Ok(func.call_async(&mut store, (WitCall::of(call), fields)).await?.0)
-        })
-        .await;
-        self.warm.finish(store, false);
-        self.verdict(self.said(said)?, result)
-    }
-
-    fn limits(&self) -> &Limits {
-        &self.warm.recipe().limits
-    }
-
-    /// A fresh instance and its store, its guest code yielding at every epoch tick
-    /// (its time limit is the timeout around its run).
-    async fn fresh(&self) -> Result<(Store<CallState>, Instance), String> {
+    /// A fresh instance for the looks at one call, its guest code yielding at every
+    /// epoch tick (each look's time limit is the timeout around it).
+    pub(crate) async fn instance(&self) -> Result<Held, String> {
         let (mut store, ready) = match self.warm.take() {
             Some(fresh) => (fresh.store, Some(fresh.instance)),
             None => (new_store(self.warm.recipe(), None).map_err(|e| e.to_string())?, None),
@@ -114,7 +93,44 @@ impl ComponentPolicy {
             Some(instance) => instance,
             None => self.warm.recipe().pre.instantiate_async(&mut store).await.map_err(|e| format!("{e:#}"))?,
         };
-        Ok((store, instance))
+        Ok(Held { store, instance })
+    }
+
+    /// Hands `held` back to be dropped off the call's path.
+    pub(crate) fn finish(&self, held: Held) {
+        self.warm.finish(held.store, true);
+    }
+
+    /// What the policy says of `call` before its tool runs.
+    pub(crate) async fn before(&self, held: &mut Held, call: &PolicyCall<'_>) -> Result<Verdict, String> {
+        let Held { store, instance } = held;
+        let said = within(self.limits().time, async {
+            let func = instance.get_typed_func::<(WitCall,), (WitVerdict,)>(&mut *store, self.before)?;
+            wasmtime::Result::Ok(func.call_async(&mut *store, (WitCall::of(call),)).await?.0)
+        })
+        .await;
+        self.verdict(self.said(said)?, call.arguments)
+    }
+
+    /// What the policy says of `result` (see [`super::Policy::after`]).
+    pub(crate) async fn after(
+        &self,
+        held: &mut Held,
+        call: &PolicyCall<'_>,
+        result: &Value,
+    ) -> Result<Verdict, String> {
+        let Held { store, instance } = held;
+        let fields = fields::flatten(result).into_iter().map(WitField::from).collect();
+        let said = within(self.limits().time, async {
+            let func = instance.get_typed_func::<(WitCall, Vec<WitField>), (WitVerdict,)>(&mut *store, self.after)?;
+            wasmtime::Result::Ok(func.call_async(&mut *store, (WitCall::of(call), fields)).await?.0)
+        })
+        .await;
+        self.verdict(self.said(said)?, result)
+    }
+
+    fn limits(&self) -> &Limits {
+        &self.warm.recipe().limits
     }
 
     /// What the policy returned, or why it returned nothing.

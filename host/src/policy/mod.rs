@@ -22,7 +22,7 @@ use crate::load::shaping::Choice;
 use crate::runtime::Runtime;
 use crate::sandbox::Limits;
 use crate::tool::{Content, Returned};
-use component::ComponentPolicy;
+use component::{ComponentPolicy, Held};
 
 /// A policy written in Rust: it looks at a call before its tool runs and at what the
 /// tool returned, as a policy component does (`wit/toolhost.wit`, `policy`). Both
@@ -88,8 +88,9 @@ pub enum Verdict {
     Rewrite(Value),
 }
 
-/// Which calls a policy looks at: every call unless narrowed by tool name patterns
-/// (`files.*`, `*_delete`; the patterns of a plugin's `include`) or callers.
+/// Which calls a policy looks at: every call unless narrowed by patterns of the tools'
+/// registered names (`read_file`, `*_file`; the patterns of a plugin's `include`) or
+/// by callers.
 #[derive(Debug, Clone, Default)]
 pub struct PolicyScope {
     tools: Vec<String>,
@@ -127,7 +128,7 @@ impl PolicyScope {
 ///     .plugin_dir("plugins")
 ///     .policy_component(
 ///         PolicyComponent::new("policies/path-allow.wasm")
-///             .scope(PolicyScope::every_call().tools(["files.*"]))
+///             .scope(PolicyScope::every_call().tools(["read_file", "write_file", "list_dir"]))
 ///             .env("ALLOW", "notes/,docs/"),
 ///     )
 ///     .build()?;
@@ -249,60 +250,114 @@ impl Policies {
         Ok(Policies(chained))
     }
 
-    /// Whether any policy looks at calls of `tool` for `caller`.
-    pub(crate) fn apply_to(&self, tool: &str, caller: Option<&str>) -> bool {
-        self.chosen(tool, caller).next().is_some()
+    /// The looks at one call of `tool` for `caller`: `None` when no policy is chosen
+    /// for it (the call then runs as if there were no policies).
+    pub(crate) fn screening<'p>(&'p self, tool: &'p str, caller: Option<&'p str>) -> Option<Screening<'p>> {
+        let chosen: Vec<&Chained> = self
+            .0
+            .iter()
+            .filter(|policy| {
+                policy.tools.serves(tool)
+                    && (policy.callers.is_empty() || caller.is_some_and(|c| policy.callers.iter().any(|p| p == c)))
+            })
+            .collect();
+        if chosen.is_empty() {
+            return None;
+        }
+        let looks = chosen.into_iter().map(|policy| Look { policy, held: None }).collect();
+        Some(Screening { tool, caller, looks, arguments: Value::Null })
     }
+}
 
-    fn chosen<'p>(&'p self, tool: &'p str, caller: Option<&'p str>) -> impl Iterator<Item = &'p Chained> {
-        self.0.iter().filter(move |policy| {
-            policy.tools.serves(tool)
-                && (policy.callers.is_empty() || caller.is_some_and(|c| policy.callers.iter().any(|p| p == c)))
-        })
-    }
+/// The chosen policies' looks at one call, in chain order: before it runs, then at
+/// its result. A component's instance serves both its looks; all are handed back
+/// when the screening ends, however the call ended.
+pub(crate) struct Screening<'p> {
+    tool: &'p str,
+    caller: Option<&'p str>,
+    looks: Vec<Look<'p>>,
+    /// The arguments as the policies let the call run with.
+    arguments: Value,
+}
 
-    /// The arguments to run `tool` with after every chosen policy looked at them in
-    /// turn (each sees what the one before let through); or the error that stops the
-    /// call.
-    /// `fits` says whether a rewrite fits the tool's parameters, or why not.
-    pub(crate) async fn before(
-        &self,
-        tool: &str,
-        caller: Option<&str>,
-        arguments: Value,
-        fits: impl Fn(&Value) -> Result<(), String>,
-    ) -> Result<Value, ToolError> {
-        let mut arguments = arguments;
-        for policy in self.chosen(tool, caller) {
-            let call = PolicyCall { tool, caller, arguments: &arguments };
-            let verdict = match &policy.kind {
-                Kind::Native(native) => native_verdict(|| native.before(&call)),
-                Kind::Component(component) => component.before(&call).await,
-            };
-            match verdict {
-                Ok(Verdict::Allow) => {}
-                Ok(Verdict::Deny(message)) => return Err(refused(tool, &policy.name, message)),
-                Ok(Verdict::Rewrite(rewritten)) => match fits(&rewritten) {
-                    Ok(()) if rewritten.is_object() => arguments = rewritten,
-                    Ok(()) => return Err(failed(tool, &policy.name, "its rewrite is not an object", Stage::Before)),
-                    Err(why) => return Err(failed(tool, &policy.name, &why, Stage::Before)),
-                },
-                Err(why) => return Err(failed(tool, &policy.name, &why, Stage::Before)),
+/// One policy's part in a screening.
+struct Look<'p> {
+    policy: &'p Chained,
+    /// A component's instance for this call, once it has looked.
+    held: Option<Held>,
+}
+
+impl Look<'_> {
+    /// What the policy says before the call.
+    async fn before(&mut self, call: &PolicyCall<'_>) -> Result<Verdict, String> {
+        match &self.policy.kind {
+            Kind::Native(native) => native_verdict(|| native.before(call)),
+            Kind::Component(component) => {
+                let held = match &mut self.held {
+                    Some(held) => held,
+                    empty => empty.insert(component.instance().await?),
+                };
+                component.before(held, call).await
             }
         }
-        Ok(arguments)
+    }
+
+    /// What the policy says of `shown`, the result as policies see it.
+    async fn after(&mut self, call: &PolicyCall<'_>, shown: &Value) -> Result<Verdict, String> {
+        match &self.policy.kind {
+            Kind::Native(native) => native_verdict(|| native.after(call, shown)),
+            Kind::Component(component) => {
+                let held = match &mut self.held {
+                    Some(held) => held,
+                    empty => empty.insert(component.instance().await?),
+                };
+                component.after(held, call, shown).await
+            }
+        }
+    }
+}
+
+impl Drop for Look<'_> {
+    fn drop(&mut self) {
+        if let (Kind::Component(component), Some(held)) = (&self.policy.kind, self.held.take()) {
+            component.finish(held);
+        }
+    }
+}
+
+impl Screening<'_> {
+    /// The arguments to run the tool with after every chosen policy looked at them in
+    /// turn (each sees what the one before let through); or the error that stops the
+    /// call. `fits` says whether a rewrite fits the tool's parameters, or why not.
+    pub(crate) async fn before(
+        &mut self,
+        arguments: Value,
+        fits: impl Fn(&Value) -> Result<(), String>,
+    ) -> Result<&Value, ToolError> {
+        let (tool, caller) = (self.tool, self.caller);
+        self.arguments = arguments;
+        for look in &mut self.looks {
+            let call = PolicyCall { tool, caller, arguments: &self.arguments };
+            let name = &look.policy.name;
+            match look.before(&call).await {
+                Ok(Verdict::Allow) => {}
+                Ok(Verdict::Deny(message)) => return Err(refused(tool, name, message)),
+                Ok(Verdict::Rewrite(rewritten)) => match fits(&rewritten) {
+                    Ok(()) if rewritten.is_object() => self.arguments = rewritten,
+                    Ok(()) => return Err(failed(tool, name, "its rewrite is not an object", Stage::Before)),
+                    Err(why) => return Err(failed(tool, name, &why, Stage::Before)),
+                },
+                Err(why) => return Err(failed(tool, name, &why, Stage::Before)),
+            }
+        }
+        Ok(&self.arguments)
     }
 
     /// `result` after every chosen policy looked at it in turn; a denial or a failure
     /// replaces it with the error that says so. The host's own errors pass untouched;
     /// of a tool's error, policies see (and may rewrite) the tool's own message.
-    pub(crate) async fn after(
-        &self,
-        tool: &str,
-        caller: Option<&str>,
-        arguments: &Value,
-        result: Result<Returned, ToolError>,
-    ) -> Result<Returned, ToolError> {
+    pub(crate) async fn after(mut self, result: Result<Returned, ToolError>) -> Result<Returned, ToolError> {
+        let (tool, caller) = (self.tool, self.caller);
         let mut shown = match &result {
             Ok(returned) => shown_result(returned),
             Err(ToolError::ToolFailed { message, .. } | ToolError::Denied { message, .. }) => {
@@ -311,23 +366,20 @@ impl Policies {
             Err(_) => return result,
         };
         let mut changed = false;
-        for policy in self.chosen(tool, caller) {
-            let call = PolicyCall { tool, caller, arguments };
-            let verdict = match &policy.kind {
-                Kind::Native(native) => native_verdict(|| native.after(&call, &shown)),
-                Kind::Component(component) => component.after(&call, &shown).await,
-            };
-            match verdict {
+        for look in &mut self.looks {
+            let call = PolicyCall { tool, caller, arguments: &self.arguments };
+            let name = &look.policy.name;
+            match look.after(&call, &shown).await {
                 Ok(Verdict::Allow) => {}
-                Ok(Verdict::Deny(message)) => return Err(refused(tool, &policy.name, message)),
+                Ok(Verdict::Deny(message)) => return Err(refused(tool, name, message)),
                 Ok(Verdict::Rewrite(rewritten)) if same_shape(&shown, &rewritten) => {
                     shown = rewritten;
                     changed = true;
                 }
                 Ok(Verdict::Rewrite(_)) => {
-                    return Err(failed(tool, &policy.name, "its rewrite changed the result's shape", Stage::After));
+                    return Err(failed(tool, name, "its rewrite changed the result's shape", Stage::After));
                 }
-                Err(why) => return Err(failed(tool, &policy.name, &why, Stage::After)),
+                Err(why) => return Err(failed(tool, name, &why, Stage::After)),
             }
         }
         if !changed {
