@@ -54,6 +54,11 @@
 //! time_limit_ms = 1000         # optional: each look's limits (1 s, 64 MiB unless given)
 //! memory_mb = 64
 //! env = { ALLOW = "notes/" }   # optional: its settings (it is granted nothing else)
+//!
+//! [approval]                   # a person says yes first (MCP elicitation)
+//! destructive = true           # every tool whose hints say it may destroy something
+//! tools = ["send_*"]           # and these
+//! wait_s = 120
 //! ```
 
 use std::collections::BTreeMap;
@@ -64,7 +69,7 @@ use anyhow::{Context, bail};
 use serde::Deserialize;
 use toolhost::mcp::Access;
 use toolhost::mcp::http::OAuthOptions;
-use toolhost::{Compiler, Disclosure, HostBuilder, PolicyComponent, PolicyScope, Profile};
+use toolhost::{Approval, Compiler, Disclosure, HostBuilder, PolicyComponent, PolicyScope, Profile};
 
 /// The file's settings, as written (paths already made relative to the file's folder).
 #[derive(Debug, Default, Deserialize)]
@@ -104,6 +109,43 @@ pub(crate) struct Config {
     /// `[[policy]]`: policy components, in chain order.
     #[serde(default, rename = "policy")]
     pub(crate) policies: Vec<PolicyConfig>,
+    /// `[approval]`: the tools a person approves before each call.
+    pub(crate) approval: Option<ApprovalConfig>,
+}
+
+/// `[approval]`: which tools a person approves before each call (see `toolhost::Approval`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ApprovalConfig {
+    /// Every tool whose hints say it may destroy something.
+    #[serde(default)]
+    pub(crate) destructive: bool,
+    /// Tool name patterns.
+    #[serde(default)]
+    pub(crate) tools: Vec<String>,
+    /// How long a call waits for the person.
+    pub(crate) wait_s: Option<u64>,
+}
+
+/// What looks at calls before they run: the policies in order, then the approval.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Guarding {
+    pub(crate) policies: Vec<PolicyConfig>,
+    pub(crate) approval: Option<ApprovalConfig>,
+}
+
+impl Guarding {
+    /// `builder` with the policies chained and the approval set.
+    pub(crate) fn add_to(&self, builder: HostBuilder) -> HostBuilder {
+        let builder = self.policies.iter().fold(builder, |builder, policy| policy.add_to(builder));
+        let Some(approval) = &self.approval else { return builder };
+        let mut asking = if approval.destructive { Approval::destructive_tools() } else { Approval::default() };
+        asking = asking.tools(approval.tools.iter().cloned());
+        if let Some(seconds) = approval.wait_s {
+            asking = asking.wait(std::time::Duration::from_secs(seconds));
+        }
+        builder.approval(asking)
+    }
 }
 
 /// `[[policy]]`: a policy component and the calls it looks at (see `toolhost::Policy`).
@@ -479,12 +521,22 @@ impl Config {
             lines.push(format!("access: {grant} -> {}", tools.join(", ")));
         }
         lines.extend(self.shown_summary());
-        lines.extend(self.policies.iter().map(PolicyConfig::summary));
+        lines.extend(self.guarding_summary());
         lines.join("\n")
     }
 }
 
 impl Config {
+    /// The lines of [`Config::summary`] on the policies and the approval.
+    fn guarding_summary(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self.policies.iter().map(PolicyConfig::summary).collect();
+        if let Some(approval) = &self.approval {
+            let destructive = if approval.destructive { "tools that may destroy something, " } else { "" };
+            lines.push(format!("approval by a person: {destructive}tools [{}]", approval.tools.join(", ")));
+        }
+        lines
+    }
+
     /// The lines of [`Config::summary`] on which tools clients are shown.
     fn shown_summary(&self) -> Vec<String> {
         let mut lines = Vec::new();

@@ -325,7 +325,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
         } => {
             let disclosure = disclose.map(|core| core_patterns(&core)).transpose()?;
             let mut shown = serve::Shown { disclosure, profile, ..serve::Shown::default() };
-            let mut policies = Vec::new();
+            let mut guarding = config::Guarding::default();
             if let Some(file) = config {
                 let plugins_given = matches.subcommand_matches("serve").is_some_and(|serve| {
                     matches!(serve.value_source("plugins"), Some(ValueSource::CommandLine | ValueSource::EnvVariable))
@@ -342,11 +342,11 @@ fn run(cli: Cli, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
                 let config = config::Config::load(&file)?;
                 config.apply_auth(settings.http)?;
                 config.apply_shown(&mut shown)?;
-                policies.clone_from(&config.policies);
+                guarding = config::Guarding { policies: config.policies.clone(), approval: config.approval.clone() };
                 config.apply(settings);
             }
             shown.check(http.address().is_some())?;
-            serve(&plugins, (watch, &policies), &capacity, &http, (&audit, &rate_limits), &shown)
+            serve(&plugins, (watch, &guarding), &capacity, &http, (&audit, &rate_limits), &shown)
         }
         Command::Config { action: ConfigAction::Check { file } } => {
             let config = config::Config::load(&file)?;
@@ -448,16 +448,13 @@ fn extract(plugins: &Plugins) -> anyhow::Result<ExitCode> {
 /// `toolhost serve`: MCP over streamable HTTP with `--http`, else over stdio.
 fn serve(
     plugins: &Plugins,
-    (watch, policies): (bool, &[config::PolicyConfig]),
+    (watch, guarding): (bool, &config::Guarding),
     capacity: &CapacityArgs,
     http: &serve::HttpArgs,
     (audit, rate_limits): (&serve::AuditArgs, &serve::RateLimitArgs),
     shown: &serve::Shown,
 ) -> anyhow::Result<ExitCode> {
-    let configure = |builder: HostBuilder| {
-        let builder = builder.watch(watch).capacity(capacity.capacity());
-        policies.iter().fold(builder, |builder, policy| policy.add_to(builder))
-    };
+    let configure = |builder: HostBuilder| guarding.add_to(builder.watch(watch).capacity(capacity.capacity()));
     let telemetry = telemetry::start(audit.otlp_endpoint.as_deref())?;
     let (audit, limits) = (audit.open()?, rate_limits.limits());
     if let Some(addr) = http.address() {

@@ -190,6 +190,14 @@ pub enum ToolError {
         /// What the model is told.
         message: String,
     },
+    /// The tool needs a person's approval (see `toolhost::Approval`) and did not get it.
+    #[error("{}", unapproved_message(.tool, .reason))]
+    NotApproved {
+        /// The tool that was called.
+        tool: String,
+        /// Why there was no approval.
+        reason: Unapproved,
+    },
     /// The host could not run the tool at all (e.g. the component failed to instantiate).
     #[error("Tool '{tool}' could not be run: {reason}. This is a problem with the tool, not the arguments.")]
     Unavailable {
@@ -198,6 +206,51 @@ pub enum ToolError {
         /// What went wrong, in plain words.
         reason: String,
     },
+}
+
+/// Why a call that needed a person's approval did not get it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Unapproved {
+    /// The person said no (or their client cannot ask them: MCP clients without
+    /// elicitation decline every question).
+    Declined,
+    /// The person dismissed the question without choosing.
+    Dismissed,
+    /// Nobody answered within this long.
+    Unanswered(Duration),
+    /// The call came with no way to ask anyone (no observer).
+    NoOneToAsk,
+}
+
+impl Unapproved {
+    /// A short, stable name: `declined`, `dismissed`, `unanswered`, `no_one_to_ask`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Unapproved::Declined => "declined",
+            Unapproved::Dismissed => "dismissed",
+            Unapproved::Unanswered(_) => "unanswered",
+            Unapproved::NoOneToAsk => "no_one_to_ask",
+        }
+    }
+}
+
+fn unapproved_message(tool: &str, reason: &Unapproved) -> String {
+    match reason {
+        Unapproved::Declined => format!(
+            "The person using the agent did not approve running '{tool}' (they declined, or their client cannot \
+             ask them), so it was not run. Do not call it again unless they ask you to."
+        ),
+        Unapproved::Dismissed => {
+            format!("The person using the agent dismissed the request to run '{tool}', so it was not run.")
+        }
+        Unapproved::Unanswered(wait) => {
+            format!("Nobody approved running '{tool}' within {} s, so it was not run.", wait.as_secs())
+        }
+        Unapproved::NoOneToAsk => {
+            format!("'{tool}' runs only with a person's approval, and this caller cannot ask one, so it was not run.")
+        }
+    }
 }
 
 fn denied_message(tool: &str, denied: &[String], message: &str) -> String {
@@ -269,6 +322,7 @@ impl ToolError {
             ToolError::ServerFailed { .. } => "server_failed",
             ToolError::Cancelled { .. } => "cancelled",
             ToolError::Refused { .. } => "refused",
+            ToolError::NotApproved { .. } => "not_approved",
             ToolError::Unavailable { .. } => "unavailable",
         }
     }
@@ -301,6 +355,7 @@ impl ToolError {
             ToolError::Refused { tool, policy, message } => {
                 json!({ "tool": tool, "policy": policy, "message": message })
             }
+            ToolError::NotApproved { tool, reason } => json!({ "tool": tool, "reason": reason.kind() }),
             ToolError::Denied { tool, denied, message } => {
                 json!({ "tool": tool, "denied": denied, "message": message })
             }

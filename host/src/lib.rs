@@ -67,7 +67,7 @@ mod search;
 mod sys;
 mod tool;
 
-pub use error::{LoadError, ToolError};
+pub use error::{LoadError, ToolError, Unapproved};
 pub use extract::{Dialect, ExtractedCall, Extraction};
 pub use host::{
     CALLER_NAME, CallOutcome, CallRequest, Definitions, DefinitionsRequest, Disclosure, FINDER_NAME, Host, HostBuilder,
@@ -75,7 +75,7 @@ pub use host::{
 };
 pub use invoke::PrewarmState;
 pub use load::{ComponentReport, LoadReport, Provenance};
-pub use policy::{DEFAULT_POLICY_LIMITS, Policy, PolicyCall, PolicyComponent, PolicyScope, Verdict};
+pub use policy::{Approval, DEFAULT_POLICY_LIMITS, Policy, PolicyCall, PolicyComponent, PolicyScope, Verdict};
 pub use resolve::{Registry, Resolved, ToolsetError};
 pub use runtime::{Capacity, Compiler, Prewarm, UnknownCompiler};
 pub use sandbox::{

@@ -2,7 +2,8 @@
 ``toolhost serve``: it hears the progress and log lines that the Rust, Python and
 JavaScript example tools report, and gets each one's chart as an image content
 block; a tool's question reaches its elicitation callback and a tool's request its
-sampling callback, and their answers go back to the tool. Over HTTP, with the
+sampling callback, and their answers go back to the tool; a tool that needs a person's
+approval asks through the same callback and runs only on a yes. Over HTTP, with the
 server closing a long call's event stream again and again (SSE polling), the client
 resumes it and misses nothing."""
 
@@ -103,6 +104,42 @@ def test_a_tools_question_and_request_reach_the_sdks_callbacks_and_their_answers
     assert "action=accept" in elicited.content[0].text and "ada@example.com" in elicited.content[0].text
     assert sampled[0].messages[0].content.text == "2+2?" and sampled[0].max_tokens == 100
     assert sampled_result.content[0].text == '"LLM response: 4"'
+
+
+@pytest.mark.timeout(120)
+def test_the_person_at_an_mcp_sdk_client_approves_one_call_and_declines_others(tmp_path):
+    shutil.copy(guest("hostile"), tmp_path / "hostile.wasm")
+    config, audit = tmp_path / "toolhost.toml", tmp_path / "audit.log"
+    config.write_text('[approval]\ntools = ["echo"]\n')
+    asked = []
+    answers = iter([
+        types.ElicitResult(action="accept", content={"approve": True}),
+        types.ElicitResult(action="accept", content={"approve": False}),
+        types.ElicitResult(action="decline"),
+    ])
+
+    async def on_elicit(context, params):
+        asked.append(params)
+        return next(answers)
+
+    async def run():
+        options = ("--config", str(config), "--audit-log", str(audit))
+        async with stdio_client(serving(tmp_path, *options)) as (read, write):
+            async with ClientSession(read, write, elicitation_callback=on_elicit) as session:
+                await session.initialize()
+                return [await session.call_tool("echo", {"text": text}) for text in ("first", "second", "third")]
+
+    approved, unchecked, declined = asyncio.run(run())
+    assert not approved.is_error and approved.content[0].text == '"first"', approved
+    for refused in (unchecked, declined):
+        assert refused.is_error, refused
+        assert "did not approve running 'echo'" in refused.content[0].text
+    assert len(asked) == 3
+    assert asked[0].message.startswith("The agent wants to run 'echo'") and '"text": "first"' in asked[0].message
+    assert asked[0].requested_schema["properties"]["approve"]["type"] == "boolean"
+    lines = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert [line["outcome"] for line in lines] == ["ok", "not_approved", "not_approved"]
+    assert "approved_by" in lines[0] and all("approved_by" not in line for line in lines[1:])
 
 
 @pytest.mark.timeout(120)

@@ -4,6 +4,7 @@
 //!
 //! The one other binary, `tests/memory`, measures the process's resident memory and
 //! so must run alone.
+mod approval;
 mod architecture;
 mod asks;
 mod bfcl;

@@ -14,7 +14,7 @@ use super::{Host, HostCore};
 use crate::error::LoadError;
 use crate::invoke::Warmer;
 use crate::load::{self, Cache, CacheError, Plugin, Progress};
-use crate::policy::{Policies, Policy, PolicyComponent, PolicyScope, PolicySetting};
+use crate::policy::{Approval, Asking, Policies, Policy, PolicyComponent, PolicyScope, PolicySetting};
 use crate::runtime::{Capacity, Compiler, Prewarm, Runtime};
 use crate::sandbox::{DirGrant, Grants, HttpHostPattern, HttpHostPatternError, Limits};
 use crate::tool::ToolAnnotations;
@@ -46,6 +46,8 @@ pub struct HostBuilder {
     pub(super) compiler: Compiler,
     /// The policies, in chain order.
     policies: Vec<PolicySetting>,
+    /// Which tools a person approves before each call.
+    approval: Approval,
     /// Ranks searches by meaning too (the `semantic` feature).
     #[cfg(feature = "semantic")]
     pub(super) embedding: Option<Arc<crate::search::EmbeddingModel>>,
@@ -223,6 +225,13 @@ impl HostBuilder {
         self
     }
 
+    /// Which tools a person must approve before each call (none unless set; see
+    /// [`Approval`]). A pattern that does not read fails [`HostBuilder::build`].
+    pub fn approval(mut self, approval: Approval) -> Self {
+        self.approval = approval;
+        self
+    }
+
     /// Loads the components. Fails only when a plugin folder or a named file cannot be
     /// read (or watched), or a policy cannot be used; a bad component is skipped with
     /// a warning in [`Host::load_report`].
@@ -235,6 +244,8 @@ impl HostBuilder {
         let watch = self.watch;
         let warmer = Warmer::start(&runtime, self.prewarm);
         let policies = Policies::new(&runtime, &warmer, cache.as_ref(), &self.policies)?;
+        let approval =
+            Asking::new(&self.approval).map_err(|reason| LoadError::Policy { name: "approval".into(), reason })?;
         #[cfg(feature = "semantic")]
         let embedder = self.embedding.as_ref().map(|model| {
             if let Some(cache) = &cache {
@@ -257,6 +268,7 @@ impl HostBuilder {
             watcher: Mutex::new(None),
             optimizer: Default::default(),
             policies,
+            approval,
             #[cfg(feature = "semantic")]
             embedder,
         });

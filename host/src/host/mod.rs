@@ -88,6 +88,8 @@ struct HostCore {
     optimizer: optimize::Optimizer,
     /// What looks at calls before and after their tools run.
     policies: crate::policy::Policies,
+    /// Which tools a person approves before each call.
+    approval: crate::policy::Asking,
     /// Makes the tools' vectors for search by meaning, when the host has a model.
     #[cfg(feature = "semantic")]
     embedder: Option<embedder::Embedder>,
@@ -110,6 +112,8 @@ pub struct CallOutcome {
     /// The content blocks the tool added to its result (images, audio, resources;
     /// see `wit/toolhost.wit`'s `content`), in order. Empty when the call failed.
     pub content: Vec<Content>,
+    /// Whether a person approved the call before it ran (see `toolhost::Approval`).
+    pub approved: bool,
 }
 
 /// A model's call as the host would run it (see [`Host::repair_call`]).
@@ -149,7 +153,14 @@ impl RepairedCall {
 impl CallOutcome {
     /// The outcome of a call whose name did not resolve, or that could not start.
     fn failed(error: ToolError) -> CallOutcome {
-        CallOutcome { tool: None, repaired_from: None, repairs: Vec::new(), result: Err(error), content: Vec::new() }
+        CallOutcome {
+            tool: None,
+            repaired_from: None,
+            repairs: Vec::new(),
+            result: Err(error),
+            content: Vec::new(),
+            approved: false,
+        }
     }
 
     /// The outcome of the call of a resolved tool, the name's repair first.
@@ -161,7 +172,8 @@ impl CallOutcome {
             Ok(Returned { value, content }) => (Ok(value), content),
             Err(error) => (Err(error), Vec::new()),
         };
-        CallOutcome { tool: Some(resolved.name), repaired_from: resolved.repaired_from, repairs, result, content }
+        let (tool, repaired_from) = (Some(resolved.name), resolved.repaired_from);
+        CallOutcome { tool, repaired_from, repairs, result, content, approved: false }
     }
 
     /// How the call ended, in a word: `ok`, or its error's kind (`unknown_tool`,

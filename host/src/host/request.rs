@@ -218,8 +218,10 @@ impl CallRequest<'_, Pending<()>> {
         let empty = Value::Object(Map::new());
         let run = call.host.prepare(&snapshot, &registry, &resolved, &call.settings(&empty), &mut repairs);
         let runtime = &call.host.core.runtime;
+        let mut approved = false;
         let result = run.and_then(|step| {
             let (step, seen) = runtime.block_on(call.screened(&resolved.name, step))?;
+            approved = runtime.block_on(call.approved(&registry, &resolved.name, &step))?;
             let result = match step {
                 Step::Component(invocation, args, _) => invoke(runtime, &invocation, &args),
                 #[cfg(feature = "mcp-servers")]
@@ -227,7 +229,8 @@ impl CallRequest<'_, Pending<()>> {
             };
             runtime.block_on(Call::reviewed(seen, result))
         });
-        with_reading(call.written, call.name, CallOutcome::of(resolved, repairs, result))
+        let outcome = CallOutcome { approved, ..CallOutcome::of(resolved, repairs, result) };
+        with_reading(call.written, call.name, outcome)
     }
 }
 
@@ -260,9 +263,11 @@ impl<C: Future<Output = ()>> CallRequest<'_, C> {
         let mut repairs = Vec::new();
         let empty = Value::Object(Map::new());
         let settings = call.settings(&empty);
+        let mut approved = false;
         let run = async {
             let step = call.host.prepare(&snapshot, &registry, &resolved, &settings, &mut repairs)?;
             let (step, seen) = call.screened(&resolved.name, step).await?;
+            approved = call.approved(&registry, &resolved.name, &step).await?;
             let result = match step {
                 Step::Component(invocation, args, _) => invoke_async(&call.host.core.runtime, &invocation, &args).await,
                 #[cfg(feature = "mcp-servers")]
@@ -275,7 +280,8 @@ impl<C: Future<Output = ()>> CallRequest<'_, C> {
             Either::Left((result, _)) => result,
             Either::Right(((), _)) => Err(ToolError::Cancelled { tool: resolved.name.clone() }),
         };
-        with_reading(call.written, call.name, CallOutcome::of(resolved, repairs, result))
+        let outcome = CallOutcome { approved, ..CallOutcome::of(resolved, repairs, result) };
+        with_reading(call.written, call.name, outcome)
     }
 }
 
@@ -327,6 +333,18 @@ impl Call<'_> {
         let unfit = |reason| ToolError::Unavailable { tool: tool.to_string(), reason };
         let step = step.with_arguments(arguments).map_err(unfit)?;
         Ok((step, Some(screening)))
+    }
+
+    /// Whether a person approved the call of `tool` that `step` makes (`false`: it
+    /// needs no approval); the error that stops it when it needed one and got none.
+    async fn approved(&self, registry: &Registry, tool: &str, step: &Step<'_>) -> Result<bool, ToolError> {
+        let approval = &self.host.core.approval;
+        let Some(spec) = registry.spec(tool) else { return Ok(false) };
+        if !approval.needed(tool, &spec.annotations) {
+            return Ok(false);
+        }
+        approval.ask(self.observer.as_ref(), tool, &step.arguments()).await?;
+        Ok(true)
     }
 
     /// `result` as the policies of `screening` (none: no policy was chosen) pass it on.

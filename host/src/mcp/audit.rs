@@ -1,6 +1,7 @@
 //! The audit log of the MCP face: one JSON line per tool call — when, who (the
 //! caller the HTTP guards admitted), which tool by which name, what was repaired,
-//! how it ended, how long it took, how many bytes went in and out; the arguments
+//! how it ended, who approved it when a person had to (`approved_by`: the caller
+//! whose client asked them), how long it took, how many bytes went in and out; the arguments
 //! only when asked for, with the values of fields named like secrets redacted.
 //! Written to a file (appended, created private) or to stderr; rotation is the
 //! platform's (logrotate's `copytruncate`, or journald for stderr).
@@ -71,6 +72,10 @@ impl AuditLog {
             "bytes_in": crate::tool::json_len(arguments),
             "bytes_out": bytes_out(outcome),
         });
+        if outcome.approved {
+            // The person at the caller's client said yes to this call.
+            line["approved_by"] = json!(caller.name());
+        }
         if self.arguments {
             line["arguments"] = redacted(arguments);
         }

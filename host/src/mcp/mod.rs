@@ -747,6 +747,7 @@ impl Call<'_> {
             repairs: Vec::new(),
             result: Err(error),
             content: Vec::new(),
+            approved: false,
         })
     }
 }

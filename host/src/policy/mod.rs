@@ -7,6 +7,7 @@
 //! applied, a panic) stops the call: it fails closed, and the model is told which
 //! policy failed, never what it saw.
 
+mod approval;
 mod component;
 mod fields;
 
@@ -22,6 +23,8 @@ use crate::load::shaping::Choice;
 use crate::runtime::Runtime;
 use crate::sandbox::Limits;
 use crate::tool::{Content, Returned};
+pub use approval::Approval;
+pub(crate) use approval::Asking;
 use component::{ComponentPolicy, Held};
 
 /// A policy written in Rust: it looks at a call before its tool runs and at what the
