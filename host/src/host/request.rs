@@ -339,6 +339,9 @@ impl Call<'_> {
     /// needs no approval); the error that stops it when it needed one and got none.
     async fn approved(&self, registry: &Registry, tool: &str, step: &Step<'_>) -> Result<bool, ToolError> {
         let approval = &self.host.core.approval;
+        if !approval.is_set() {
+            return Ok(false);
+        }
         let Some(spec) = registry.spec(tool) else { return Ok(false) };
         if !approval.needed(tool, &spec.annotations) {
             return Ok(false);

@@ -83,6 +83,11 @@ impl Asking {
         Ok(Asking { destructive: approval.destructive, tools, wait: approval.wait })
     }
 
+    /// Whether any tool may need approval (nothing to look up per call when not).
+    pub(crate) fn is_set(&self) -> bool {
+        self.destructive || self.tools.is_some()
+    }
+
     /// Whether a call of `tool`, with these hints, needs a person's approval.
     pub(crate) fn needed(&self, tool: &str, hints: &ToolAnnotations) -> bool {
         (self.destructive && !hints.read_only && hints.destructive)

@@ -256,18 +256,14 @@ impl Policies {
     /// The looks at one call of `tool` for `caller`: `None` when no policy is chosen
     /// for it (the call then runs as if there were no policies).
     pub(crate) fn screening<'p>(&'p self, tool: &'p str, caller: Option<&'p str>) -> Option<Screening<'p>> {
-        let chosen: Vec<&Chained> = self
-            .0
-            .iter()
-            .filter(|policy| {
-                policy.tools.serves(tool)
-                    && (policy.callers.is_empty() || caller.is_some_and(|c| policy.callers.iter().any(|p| p == c)))
-            })
-            .collect();
-        if chosen.is_empty() {
+        let chosen = |policy: &&Chained| {
+            policy.tools.serves(tool)
+                && (policy.callers.is_empty() || caller.is_some_and(|c| policy.callers.iter().any(|p| p == c)))
+        };
+        if !self.0.iter().any(|policy| chosen(&policy)) {
             return None;
         }
-        let looks = chosen.into_iter().map(|policy| Look { policy, held: None }).collect();
+        let looks = self.0.iter().filter(chosen).map(|policy| Look { policy, held: None }).collect();
         Some(Screening { tool, caller, looks, arguments: Value::Null })
     }
 }
