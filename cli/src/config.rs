@@ -55,6 +55,9 @@
 //! memory_mb = 64
 //! env = { ALLOW = "notes/" }   # optional: its settings (it is granted nothing else)
 //!
+//! [secrets.weather]            # given to that component's calls alone
+//! API_KEY = "${WEATHER_KEY}"   # or { file = "/run/secrets/weather-key" }
+//!
 //! [approval]                   # a person says yes first (MCP elicitation)
 //! destructive = true           # every tool whose hints say it may destroy something
 //! tools = ["send_*"]           # and these
@@ -111,6 +114,9 @@ pub(crate) struct Config {
     pub(crate) policies: Vec<PolicyConfig>,
     /// `[approval]`: the tools a person approves before each call.
     pub(crate) approval: Option<ApprovalConfig>,
+    /// `[secrets.COMPONENT]`: a secret's name = `"${VARIABLE}"` or `{ file = "PATH" }`.
+    #[serde(default)]
+    pub(crate) secrets: BTreeMap<String, BTreeMap<String, Secret>>,
 }
 
 /// `[approval]`: which tools a person approves before each call (see `toolhost::Approval`).
@@ -127,17 +133,24 @@ pub(crate) struct ApprovalConfig {
     pub(crate) wait_s: Option<u64>,
 }
 
-/// What looks at calls before they run: the policies in order, then the approval.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Guarding {
+/// What the file adds to the host: the policies in order, the approval, and the
+/// secrets it names, read (no `Debug`: it holds their values).
+#[derive(Clone, Default)]
+pub(crate) struct HostSettings {
     pub(crate) policies: Vec<PolicyConfig>,
     pub(crate) approval: Option<ApprovalConfig>,
+    /// (component, name, value).
+    pub(crate) secrets: Vec<(String, String, String)>,
 }
 
-impl Guarding {
-    /// `builder` with the policies chained and the approval set.
+impl HostSettings {
+    /// `builder` with the policies chained, the approval set and the secrets given.
     pub(crate) fn add_to(&self, builder: HostBuilder) -> HostBuilder {
         let builder = self.policies.iter().fold(builder, |builder, policy| policy.add_to(builder));
+        let builder = self
+            .secrets
+            .iter()
+            .fold(builder, |builder, (component, name, value)| builder.secret(component, name, value));
         let Some(approval) = &self.approval else { return builder };
         let mut asking = if approval.destructive { Approval::destructive_tools() } else { Approval::default() };
         asking = asking.tools(approval.tools.iter().cloned());
@@ -298,6 +311,18 @@ pub(crate) enum Secret {
     File { file: PathBuf },
 }
 
+impl Secret {
+    /// The value, read now from its variable or file (surrounding whitespace dropped).
+    fn read(&self) -> anyhow::Result<String> {
+        match self {
+            Secret::Variable(written) => variable(written),
+            Secret::File { file } => std::fs::read_to_string(file)
+                .with_context(|| format!("cannot read {}", file.display()))
+                .map(|value| value.trim().to_string()),
+        }
+    }
+}
+
 /// `[rate_limits]`: per caller, calls of each tool and HTTP requests, a minute.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -388,6 +413,7 @@ impl Config {
             disclosure.disclosure().with_context(|| file.display().to_string())?;
         }
         config.profiles().with_context(|| file.display().to_string())?;
+        config.host_settings().with_context(|| file.display().to_string())?;
         for policy in &config.policies {
             if !policy.component.is_file() {
                 bail!("{}: [[policy]] component {}: no such file", file.display(), policy.component.display());
@@ -396,16 +422,22 @@ impl Config {
         Ok(config)
     }
 
+    /// What the file adds to the host (see [`HostSettings`]), its secrets read now.
+    pub(crate) fn host_settings(&self) -> anyhow::Result<HostSettings> {
+        let mut secrets = Vec::new();
+        for (component, named) in &self.secrets {
+            for (name, secret) in named {
+                let value = secret.read().with_context(|| format!("[secrets.{component}] {name}"))?;
+                secrets.push((component.clone(), name.clone(), value));
+            }
+        }
+        Ok(HostSettings { policies: self.policies.clone(), approval: self.approval.clone(), secrets })
+    }
+
     /// The static tokens by name, each read from its variable or file.
     pub(crate) fn named_tokens(&self) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
         let read = |(name, secret): (&String, &Secret)| {
-            let token = match secret {
-                Secret::Variable(written) => variable(written),
-                Secret::File { file } => std::fs::read_to_string(file)
-                    .with_context(|| format!("cannot read {}", file.display()))
-                    .map(|token| token.trim().to_string()),
-            };
-            Ok((name.clone(), token.with_context(|| format!("the token '{name}'"))?))
+            Ok((name.clone(), secret.read().with_context(|| format!("the token '{name}'"))?))
         };
         self.auth.tokens.iter().map(read).collect()
     }
@@ -450,7 +482,9 @@ impl Config {
 
     fn resolve_paths(&mut self, folder: &Path) {
         let paths = [&mut self.plugins, &mut self.shared_cache, &mut self.http.token_file, &mut self.audit.file];
-        let token_files = self.auth.tokens.values_mut().filter_map(|secret| match secret {
+        let secrets =
+            self.auth.tokens.values_mut().chain(self.secrets.values_mut().flat_map(|named| named.values_mut()));
+        let token_files = secrets.filter_map(|secret| match secret {
             Secret::File { file } => Some(file),
             Secret::Variable(_) => None,
         });
@@ -521,18 +555,29 @@ impl Config {
             lines.push(format!("access: {grant} -> {}", tools.join(", ")));
         }
         lines.extend(self.shown_summary());
-        lines.extend(self.guarding_summary());
+        lines.extend(self.host_settings_summary());
         lines.join("\n")
     }
 }
 
 impl Config {
-    /// The lines of [`Config::summary`] on the policies and the approval.
-    fn guarding_summary(&self) -> Vec<String> {
+    /// The lines of [`Config::summary`] on the policies, the approval and the secrets
+    /// (named by where they come from, never shown).
+    fn host_settings_summary(&self) -> Vec<String> {
         let mut lines: Vec<String> = self.policies.iter().map(PolicyConfig::summary).collect();
         if let Some(approval) = &self.approval {
             let destructive = if approval.destructive { "tools that may destroy something, " } else { "" };
             lines.push(format!("approval by a person: {destructive}tools [{}]", approval.tools.join(", ")));
+        }
+        for (component, named) in &self.secrets {
+            let names: Vec<String> = named
+                .iter()
+                .map(|(name, secret)| match secret {
+                    Secret::Variable(_) => format!("{name} (from its variable)"),
+                    Secret::File { file } => format!("{name} (from {})", file.display()),
+                })
+                .collect();
+            lines.push(format!("secrets of {component}: {}", names.join(", ")));
         }
         lines
     }

@@ -5,6 +5,7 @@
 mod config;
 mod oci;
 mod replay;
+mod secret;
 mod serve;
 mod telemetry;
 
@@ -48,12 +49,17 @@ struct Plugins {
     /// built with `--features semantic`.
     #[arg(long, env = "TOOLHOST_EMBEDDING_MODEL", global = true)]
     embedding_model: Option<PathBuf>,
+    #[command(flatten)]
+    secrets: secret::SecretsDir,
 }
 
 impl Plugins {
     /// A host builder for these plugins, this cache and this embedding model.
     fn builder(&self) -> anyhow::Result<HostBuilder> {
-        let builder = Host::builder().plugin_dir(&self.plugins).compiler(self.compiler.unwrap_or_default());
+        let builder = Host::builder()
+            .plugin_dir(&self.plugins)
+            .compiler(self.compiler.unwrap_or_default())
+            .secrets_dir(self.secrets.store().dir());
         let builder = match &self.shared_cache {
             Some(shared) => builder.shared_cache_dir(shared),
             None => builder,
@@ -260,6 +266,13 @@ enum Command {
         #[arg(long, env = "TOOLHOST_PROFILE", value_name = "NAME")]
         profile: Option<String>,
     },
+    /// Stores, lists and removes the secrets kept for components: each component's
+    /// calls see its own as environment variables (`toolhost secret set weather
+    /// API_KEY < key.txt`).
+    Secret {
+        #[command(subcommand)]
+        action: secret::SecretAction,
+    },
     /// Checks a config file for `toolhost serve --config` without serving: its keys,
     /// values, secrets' variables and files; prints the settings it makes.
     Config {
@@ -325,7 +338,7 @@ fn run(cli: Cli, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
         } => {
             let disclosure = disclose.map(|core| core_patterns(&core)).transpose()?;
             let mut shown = serve::Shown { disclosure, profile, ..serve::Shown::default() };
-            let mut guarding = config::Guarding::default();
+            let mut from_config = config::HostSettings::default();
             if let Some(file) = config {
                 let plugins_given = matches.subcommand_matches("serve").is_some_and(|serve| {
                     matches!(serve.value_source("plugins"), Some(ValueSource::CommandLine | ValueSource::EnvVariable))
@@ -342,12 +355,13 @@ fn run(cli: Cli, matches: &ArgMatches) -> anyhow::Result<ExitCode> {
                 let config = config::Config::load(&file)?;
                 config.apply_auth(settings.http)?;
                 config.apply_shown(&mut shown)?;
-                guarding = config::Guarding { policies: config.policies.clone(), approval: config.approval.clone() };
+                from_config = config.host_settings()?;
                 config.apply(settings);
             }
             shown.check(http.address().is_some())?;
-            serve(&plugins, (watch, &guarding), &capacity, &http, (&audit, &rate_limits), &shown)
+            serve(&plugins, (watch, &from_config), &capacity, &http, (&audit, &rate_limits), &shown)
         }
+        Command::Secret { action } => secret::run(action),
         Command::Config { action: ConfigAction::Check { file } } => {
             let config = config::Config::load(&file)?;
             println!("{}: valid\n{}", file.display(), config.summary());
@@ -448,13 +462,13 @@ fn extract(plugins: &Plugins) -> anyhow::Result<ExitCode> {
 /// `toolhost serve`: MCP over streamable HTTP with `--http`, else over stdio.
 fn serve(
     plugins: &Plugins,
-    (watch, guarding): (bool, &config::Guarding),
+    (watch, from_config): (bool, &config::HostSettings),
     capacity: &CapacityArgs,
     http: &serve::HttpArgs,
     (audit, rate_limits): (&serve::AuditArgs, &serve::RateLimitArgs),
     shown: &serve::Shown,
 ) -> anyhow::Result<ExitCode> {
-    let configure = |builder: HostBuilder| guarding.add_to(builder.watch(watch).capacity(capacity.capacity()));
+    let configure = |builder: HostBuilder| from_config.add_to(builder.watch(watch).capacity(capacity.capacity()));
     let telemetry = telemetry::start(audit.otlp_endpoint.as_deref())?;
     let (audit, limits) = (audit.open()?, rate_limits.limits());
     if let Some(addr) = http.address() {
@@ -503,7 +517,8 @@ fn pull(
     registry: &oci::RegistryArgs,
 ) -> anyhow::Result<ExitCode> {
     let pulled = oci::pull(reference, &plugins, keys, registry)?;
-    prepare(&Plugins { plugins, shared_cache: None, compiler: None, embedding_model: None })?;
+    let secrets = secret::SecretsDir::default();
+    prepare(&Plugins { plugins, shared_cache: None, compiler: None, embedding_model: None, secrets })?;
     Ok(pulled)
 }
 

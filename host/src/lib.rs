@@ -74,7 +74,7 @@ pub use host::{
     HostStats, Profile, RepairedCall,
 };
 pub use invoke::PrewarmState;
-pub use load::{ComponentReport, LoadReport, Provenance};
+pub use load::{ComponentReport, LoadReport, Provenance, SecretError, SecretStore};
 pub use policy::{Approval, DEFAULT_POLICY_LIMITS, Policy, PolicyCall, PolicyComponent, PolicyScope, Verdict};
 pub use resolve::{Registry, Resolved, ToolsetError};
 pub use runtime::{Capacity, Compiler, Prewarm, UnknownCompiler};

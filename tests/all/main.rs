@@ -42,6 +42,7 @@ mod reports;
 mod rig;
 mod sandbox;
 mod search;
+mod secrets;
 mod self_repair;
 mod shaping;
 mod spans;

@@ -13,10 +13,10 @@ use super::snapshot::Snapshot;
 use super::{Host, HostCore};
 use crate::error::LoadError;
 use crate::invoke::Warmer;
-use crate::load::{self, Cache, CacheError, Plugin, Progress};
+use crate::load::{self, Cache, CacheError, Plugin, Progress, SecretStore};
 use crate::policy::{Approval, Asking, Policies, Policy, PolicyComponent, PolicyScope, PolicySetting};
 use crate::runtime::{Capacity, Compiler, Prewarm, Runtime};
-use crate::sandbox::{DirGrant, Grants, HttpHostPattern, HttpHostPatternError, Limits};
+use crate::sandbox::{DirGrant, Grants, HttpHostPattern, HttpHostPatternError, Limits, Secret};
 use crate::tool::ToolAnnotations;
 
 /// Where compiled components are cached.
@@ -48,6 +48,10 @@ pub struct HostBuilder {
     policies: Vec<PolicySetting>,
     /// Which tools a person approves before each call.
     approval: Approval,
+    /// Where the components' secrets are kept.
+    secrets: Option<SecretStore>,
+    /// Secrets given in code (the config's), by component.
+    secret_values: HashMap<String, Vec<(String, Secret)>>,
     /// Ranks searches by meaning too (the `semantic` feature).
     #[cfg(feature = "semantic")]
     pub(super) embedding: Option<Arc<crate::search::EmbeddingModel>>,
@@ -232,6 +236,24 @@ impl HostBuilder {
         self
     }
 
+    /// Gives each component the secrets kept for it in `dir` (`DIR/COMPONENT/NAME`,
+    /// private files; see [`SecretStore`]), read at each load, as environment
+    /// variables of its calls alone; their values are taken out of the log lines,
+    /// captured output and error messages of its calls.
+    pub fn secrets_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.secrets = Some(SecretStore::new(dir));
+        self
+    }
+
+    /// Gives `component` the secret `name` with `value` (over one of the same name in
+    /// [`HostBuilder::secrets_dir`]), as that does.
+    pub fn secret(mut self, component: &str, name: &str, value: &str) -> Self {
+        let secrets = self.secret_values.entry(component.to_string()).or_default();
+        secrets.retain(|(given, _)| given != name);
+        secrets.push((name.to_string(), Secret::new(value.to_string())));
+        self
+    }
+
     /// Loads the components. Fails only when a plugin folder or a named file cannot be
     /// read (or watched), or a policy cannot be used; a bad component is skipped with
     /// a warning in [`Host::load_report`].
@@ -312,8 +334,32 @@ impl HostBuilder {
         if let Some(extra) = self.grants.get(&*plugin.name) {
             grants.extend(extra);
         }
+        self.add_secrets(plugin, &mut grants);
         let limits = self.component_limits.get(&*plugin.name).copied().unwrap_or(limits);
         (grants, limits)
+    }
+}
+
+impl HostBuilder {
+    /// Puts `plugin`'s secrets on `grants`: the folder's, then those given in code;
+    /// notes those its manifest needs that are not there (or cannot be read).
+    fn add_secrets(&self, plugin: &Plugin, grants: &mut Grants) {
+        let mut secrets = match self.secrets.as_ref().map(|store| store.read(&plugin.name)) {
+            Some(Ok(secrets)) => secrets,
+            Some(Err(error)) => {
+                tracing::warn!("the secrets of {}: {error}", plugin.name);
+                Vec::new()
+            }
+            None => Vec::new(),
+        };
+        if let Some(given) = self.secret_values.get(&*plugin.name) {
+            secrets.retain(|(name, _)| !given.iter().any(|(other, _)| other == name));
+            secrets.extend(given.iter().cloned());
+        }
+        let needed = plugin.manifest.as_ref().map(|manifest| manifest.secrets.as_slice()).unwrap_or_default();
+        grants.missing_secrets =
+            needed.iter().filter(|name| !secrets.iter().any(|(set, _)| set == *name)).cloned().collect();
+        grants.secrets = secrets.into();
     }
 }
 

@@ -486,6 +486,13 @@ impl Host {
             Some(Target::Server(..)) => return Err(unavailable("MCP servers are not served without the feature")),
             None => return Err(unavailable("it is not in the plugins this call started with")),
         };
+        if let Some(name) = served.grants.missing_secrets.first() {
+            let component = &served.plugin.name;
+            return Err(unavailable(&format!(
+                "it needs the secret '{name}', which is not set: set it with `toolhost secret set {component} {name}` \
+                 (the value on stdin)"
+            )));
+        }
         let spec = registry.spec(&resolved.name).unwrap_or(&found.spec);
         let args = bind(spec, function, settings.arguments, repairs)?;
         let call = Invocation {

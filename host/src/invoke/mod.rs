@@ -15,7 +15,7 @@ use wasmtime::component::{ComponentExportIndex, Val};
 
 use crate::error::ToolError;
 use crate::runtime::Runtime;
-use crate::sandbox::{CallObserver, CallState, Limits, Reports};
+use crate::sandbox::{CallObserver, CallState, Limits, Reports, Secret, redact};
 use crate::tool::{Returned, WitType};
 use outcome::{busy_error, classify_failure, convert_result, explain_denials};
 pub(crate) use result::to_json;
@@ -134,9 +134,24 @@ async fn run_in_fresh_store(
         Some(Ok(value)) => convert_result(call, value, &mut store.data_mut().attached),
         Some(Err(error)) => Err(classify_failure(runtime, call, store.data(), &error)),
     };
+    let secrets = store.data().secrets.clone();
     // Dropping the store resets its memory: off this call's path when it came alone.
     call.warm.finish(store, alone);
-    explain_denials(call, outcome, denied)
+    explain_denials(call, outcome, denied).map_err(|error| without_secrets(error, &secrets))
+}
+
+/// `error` with the component's secrets taken out of what the tool wrote in it.
+fn without_secrets(error: ToolError, secrets: &[(String, Secret)]) -> ToolError {
+    if secrets.is_empty() {
+        return error;
+    }
+    let clean = |text: String| redact(&text, secrets).into_owned();
+    match error {
+        ToolError::ToolFailed { tool, message } => ToolError::ToolFailed { tool, message: clean(message) },
+        ToolError::Denied { tool, denied, message } => ToolError::Denied { tool, denied, message: clean(message) },
+        ToolError::Crashed { tool, reason } => ToolError::Crashed { tool, reason: clean(reason) },
+        other => other,
+    }
 }
 
 /// `future`'s output, or `None` when `limit` passes while it waits in the host. The
@@ -164,6 +179,7 @@ fn log_guest_output(call: &Invocation<'_>, state: &CallState) {
     for (stream, capture) in [("stdout", &state.stdout), ("stderr", &state.stderr)] {
         let text = capture.text();
         if !text.is_empty() {
+            let text = redact(&text, &state.secrets);
             tracing::debug!(tool = call.tool, component = %call.component, "guest {stream}: {}", text.trim_end());
         }
         if capture.dropped() > 0 {

@@ -65,6 +65,10 @@ pub(crate) struct Manifest {
     /// Network access granted.
     #[serde(default)]
     pub(crate) network: NetworkEntry,
+    /// The secrets its calls need (`toolhost secret set COMPONENT NAME`): a call
+    /// without one is refused, naming it.
+    #[serde(default)]
+    pub(crate) secrets: Vec<String>,
     /// Exported functions or interfaces that are not tools (toolchain plumbing).
     #[serde(default)]
     pub(crate) hide: Vec<String>,
@@ -304,6 +308,7 @@ impl Manifest {
                 .collect(),
             env: self.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
             http_hosts: self.network.allow.iter().cloned().collect(),
+            ..Grants::default()
         }
     }
 }

@@ -3,7 +3,8 @@
 //! on a worker per core (`workers.rs`), linked, and introspected into tool specs
 //! (`introspect.rs` over `types.rs`, with descriptions from the embedded WIT docs,
 //! `docs.rs`, and from the manifest beside it, `manifest.rs`); a component pulled from
-//! a registry must first match the folder's lock file (`lockfile.rs`). A file that
+//! a registry must first match the folder's lock file (`lockfile.rs`); a component's
+//! secrets are read from their folder (`secrets.rs`). A file that
 //! cannot be loaded becomes a warning in the report (`report.rs`), never a reason to stop.
 
 mod cache;
@@ -13,6 +14,7 @@ mod introspect;
 mod lockfile;
 mod manifest;
 mod report;
+mod secrets;
 pub(crate) mod shaping;
 mod types;
 mod workers;
@@ -34,6 +36,7 @@ pub(crate) use manifest::Manifest;
 #[cfg(feature = "oci")]
 pub(crate) use manifest::path_for as manifest_path_for;
 pub use report::{ComponentReport, LoadReport, Provenance};
+pub use secrets::{SecretError, SecretStore};
 pub(crate) use workers::{Progress, load_all};
 
 use crate::error::LoadError;

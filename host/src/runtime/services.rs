@@ -7,7 +7,7 @@
 use futures::future::{FutureExt as _, ready};
 use wasmtime::component::{ComponentType, Lift, Linker, Lower, Val};
 
-use crate::sandbox::{CallState, Elicitation, ElicitationAnswer, LogLevel, Progress, Sampling, SamplingRole};
+use crate::sandbox::{CallState, Elicitation, ElicitationAnswer, LogLevel, Progress, Sampling, SamplingRole, redact};
 use crate::tool::{Content, ResourceContents, ResourceLink};
 
 /// The versions of the package the host serves; a component may import any.
@@ -78,8 +78,10 @@ fn add_asks(linker: &mut Linker<CallState>, version: &str) -> wasmtime::Result<(
     Ok(())
 }
 
-/// A tool's log line: to `tracing`, tagged with its component, and to the caller.
+/// A tool's log line: to `tracing`, tagged with its component, and to the caller
+/// (its secrets' values taken out).
 fn log(state: &mut CallState, level: LogLevel, message: &str) {
+    let message = &*redact(message, &state.secrets);
     let component = state.component.clone();
     match level {
         LogLevel::Trace => tracing::trace!(target: "toolhost::guest", %component, "{message}"),

@@ -13,7 +13,7 @@ use super::capture::CapturedOutput;
 use super::denials::Denials;
 use super::http::HttpPolicy;
 use super::root::EmptyRoot;
-use super::{Attached, Grants, Limits, Reports};
+use super::{Attached, Grants, Limits, Reports, Secret};
 
 /// A granted folder that could not be opened for a call.
 #[derive(Debug, thiserror::Error)]
@@ -54,6 +54,8 @@ pub(crate) struct CallState {
     pub(crate) reports: Reports,
     /// The content blocks the call added to its result, within its result limit.
     pub(crate) attached: Attached,
+    /// The component's secrets, to take out of what the call writes.
+    pub(crate) secrets: Arc<[(String, Secret)]>,
 }
 
 impl CallState {
@@ -71,6 +73,9 @@ impl CallState {
         builder.stdout(stdout.clone()).stderr(stderr.clone());
         for (name, value) in &grants.env {
             builder.env(name, value);
+        }
+        for (name, secret) in grants.secrets.iter() {
+            builder.env(name, secret.value());
         }
         for dir in &grants.dirs {
             let perms = if dir.read_only { FsPerms::ReadOnly } else { FsPerms::ReadWrite };
@@ -94,6 +99,7 @@ impl CallState {
             root_descriptors: Vec::new(),
             reports: Reports::default(),
             attached: Attached::within(limits.result_bytes),
+            secrets: grants.secrets.clone(),
         })
     }
 }

@@ -159,6 +159,14 @@ impl Guest for Hostile {
     fn big_string(length: u32) -> String {
         "x".repeat(length as usize)
     }
+
+    fn use_secret(name: String) -> Result<String, String> {
+        let value = std::env::var(&name).map_err(|_| format!("{name} is not set"))?;
+        println!("using {value}");
+        eprintln!("using {value}");
+        toolhost_guest::log::error(&format!("the service refused {value}"));
+        Err(format!("the service refused the key {value}"))
+    }
 }
 
 export!(Hostile);
