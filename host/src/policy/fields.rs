@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use crate::tool::json_len;
+
 /// One scalar of a value and where it is.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Field {
@@ -101,25 +103,6 @@ fn count_fields(value: &Value) -> usize {
         Value::Array(items) => items.iter().map(count_fields).sum(),
         _ => 1,
     }
-}
-
-/// The length of `value` as compact JSON.
-pub(crate) fn json_len(value: &Value) -> usize {
-    /// Counts bytes without keeping them.
-    struct Counter(usize);
-    impl std::io::Write for Counter {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 += bytes.len();
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut counter = Counter(0);
-    // Writing to a counter cannot fail.
-    let _ = serde_json::to_writer(&mut counter, value);
-    counter.0
 }
 
 #[cfg(test)]
