@@ -1,7 +1,9 @@
 //! Secrets per component: `toolhost secret set|list|rm` keep them in private files,
-//! a component's calls (and no other's) see its own as environment variables, and
-//! their values appear in no output of a run that uses them: the server's debug log,
-//! the audit log with arguments, the error the model reads, `config check`.
+//! a component's calls (and no other's) see its own as environment variables and
+//! through `wasi:config/store`, a secret set while the host runs is used by the next
+//! call, and their values appear in no output of a run that uses them: the server's
+//! debug log, the audit log with arguments, the spans it exports, the error the model
+//! reads, `config check`.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -132,6 +134,76 @@ fn a_secret_its_manifest_needs_and_that_is_not_set_is_named_with_the_command_tha
     assert_eq!(given.call("echo", &json!({"text": "hi"})), Ok(json!("hi")));
     let used = given.call("use_secret", &json!({"name": "API_KEY"})).expect_err("the tool fails");
     assert_eq!(used.to_string(), "the service refused the key [secret API_KEY]");
+}
+
+#[test]
+fn a_secret_set_while_the_host_runs_is_used_from_the_next_call_on_and_read_through_wasi_config() {
+    let folder = tempfile::tempdir().expect("a folder");
+    std::fs::copy(test_guest("hostile"), folder.path().join("hostile.wasm")).expect("copy");
+    std::fs::write(folder.path().join("hostile.toml"), "secrets = [\"API_KEY\"]\n").expect("the manifest");
+    let dir = folder.path().join("secrets");
+    // Instances are made ahead (two by default): one made before a change must not
+    // serve a call after it.
+    let host = toolhost::Host::builder()
+        .plugin_dir(folder.path())
+        .cache_dir(common::test_cache_dir())
+        .secrets_dir(&dir)
+        .build()
+        .expect("the host builds");
+    let config_secret = |name: &str| host.call("config_secret", &json!({"name": name}));
+    assert!(host.call("echo", &json!({"text": "hi"})).is_err(), "refused while API_KEY is not set");
+
+    let store = toolhost::SecretStore::new(&dir);
+    store.set("hostile", "API_KEY", VALUE).expect("set");
+    for _ in 0..3 {
+        assert_eq!(host.call("echo", &json!({"text": "hi"})), Ok(json!("hi")));
+        assert_eq!(config_secret("API_KEY"), Ok(json!(format!("{} characters; all: API_KEY", VALUE.len()))));
+    }
+    store.set("hostile", "OTHER", "other-value").expect("set");
+    store.set("hostile", "API_KEY", "shorter").expect("replace");
+    for _ in 0..3 {
+        assert_eq!(config_secret("API_KEY"), Ok(json!("7 characters; all: API_KEY,OTHER")));
+        assert_eq!(
+            host.call("env_var", &json!({"name": "API_KEY"})),
+            Ok(json!("shorter")),
+            "the environment is the secrets' as they are now"
+        );
+    }
+    // A key that is not set: the store's error names the command that sets it.
+    let unset = config_secret("MISSING").expect_err("the tool fails");
+    assert_eq!(
+        unset.to_string(),
+        "the secret 'MISSING' is not set for the component 'hostile': set it with `toolhost secret set hostile \
+         MISSING` (the value on stdin)"
+    );
+    assert!(store.remove("hostile", "API_KEY").expect("remove"));
+    for _ in 0..3 {
+        let refused = host.call("echo", &json!({"text": "hi"})).expect_err("refused again");
+        assert!(refused.to_string().contains("`toolhost secret set hostile API_KEY`"), "{refused}");
+    }
+}
+
+#[test]
+fn a_secret_never_reaches_the_spans_a_server_exports() {
+    let (port, received, _runtime) = crate::spans::receiver();
+    let folder = tempfile::tempdir().expect("a folder");
+    let (plugins, dir) = (folder.path().join("plugins"), folder.path().join("secrets"));
+    std::fs::create_dir(&plugins).expect("a plugin folder");
+    std::fs::copy(test_guest("hostile"), plugins.join("hostile.wasm")).expect("copy");
+    assert!(secret(&dir, &["set", "hostile", "API_KEY"], VALUE).status.success());
+    let endpoint = format!("http://127.0.0.1:{port}");
+    let options = ["--otlp-endpoint", endpoint.as_str(), "--secrets-dir", dir.to_str().expect("UTF-8")];
+    let server = Server::start_with_env(&plugins, &options, &[("OTEL_BSP_SCHEDULE_DELAY", "100")]);
+    server.wait_until_ready();
+    for (tool, arguments) in [("use_secret", json!({"name": "API_KEY"})), ("echo", json!({"text": VALUE}))] {
+        crate::spans::call(&server, "", tool, arguments, json!({}));
+    }
+    let spans = crate::spans::wait_for(&received, 2);
+    assert_eq!(spans.len(), 2, "{spans:?}");
+    let message = spans[0].status.as_ref().map(|status| status.message.as_str());
+    assert_eq!(message, Some("the service refused the key [secret API_KEY]"), "the failed call's span says why");
+    // A span carries no arguments or results: not even a value the caller sent itself.
+    assert!(!format!("{spans:?}").contains(VALUE), "{spans:?}");
 }
 
 #[test]

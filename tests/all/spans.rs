@@ -20,10 +20,10 @@ use crate::common;
 use crate::http::{Server, post as post_mcp};
 
 /// The spans an OTLP receiver got, in order.
-type Received = Arc<Mutex<Vec<Span>>>;
+pub(crate) type Received = Arc<Mutex<Vec<Span>>>;
 
 /// Serves OTLP's `POST /v1/traces` on a loopback port of a runtime of its own.
-fn receiver() -> (u16, Received, tokio::runtime::Runtime) {
+pub(crate) fn receiver() -> (u16, Received, tokio::runtime::Runtime) {
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("a runtime");
     let received = Received::default();
@@ -55,8 +55,20 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// What `received` holds once it holds `count` spans (or after 10 s).
+pub(crate) fn wait_for(received: &Received, count: usize) -> Vec<Span> {
+    for _ in 0..100 {
+        let spans = received.lock().expect("the spans").clone();
+        if spans.len() >= count {
+            return spans;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    received.lock().expect("the spans").clone()
+}
+
 /// A stateless `tools/call` with these extra header lines and `_meta` fields.
-fn call(server: &Server, headers: &str, name: &str, arguments: serde_json::Value, meta: serde_json::Value) {
+pub(crate) fn call(server: &Server, headers: &str, name: &str, arguments: serde_json::Value, meta: serde_json::Value) {
     let mut meta = meta;
     meta["io.modelcontextprotocol/protocolVersion"] = json!("2026-07-28");
     meta["io.modelcontextprotocol/clientCapabilities"] = json!({});
@@ -84,14 +96,7 @@ fn each_call_is_a_span_exported_over_otlp_in_the_callers_trace() {
     call(&server, "", "Evaluate", json!({"expression": "1+1"}), meta);
     call(&server, "", "factorial", json!({"n": 30}), json!({}));
 
-    let mut spans = Vec::new();
-    for _ in 0..100 {
-        spans = received.lock().expect("the spans").clone();
-        if spans.len() >= 3 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let spans = wait_for(&received, 3);
     assert_eq!(spans.len(), 3, "{spans:?}");
     let (first, second, third) = (&spans[0], &spans[1], &spans[2]);
 

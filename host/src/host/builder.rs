@@ -13,7 +13,7 @@ use super::snapshot::Snapshot;
 use super::{Host, HostCore};
 use crate::error::LoadError;
 use crate::invoke::Warmer;
-use crate::load::{self, Cache, CacheError, Plugin, Progress, SecretStore};
+use crate::load::{self, Cache, CacheError, Plugin, Progress, SecretSource, SecretStore};
 use crate::policy::{Approval, Asking, Policies, Policy, PolicyComponent, PolicyScope, PolicySetting};
 use crate::runtime::{Capacity, Compiler, Prewarm, Runtime};
 use crate::sandbox::{DirGrant, Grants, HttpHostPattern, HttpHostPatternError, Limits, Secret};
@@ -237,9 +237,11 @@ impl HostBuilder {
     }
 
     /// Gives each component the secrets kept for it in `dir` (`DIR/COMPONENT/NAME`,
-    /// private files; see [`SecretStore`]), read at each load, as environment
-    /// variables of its calls alone; their values are taken out of the log lines,
-    /// captured output and error messages of its calls.
+    /// private files; see [`SecretStore`]) as environment variables of its calls
+    /// alone and through `wasi:config/store`; their values are taken out of the log
+    /// lines, captured output and error messages of its calls. The folder is read at
+    /// each load, and again by a call that finds its component's folder changed, so a
+    /// secret set while the host runs is used from the next call on.
     pub fn secrets_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.secrets = Some(SecretStore::new(dir));
         self
@@ -322,9 +324,10 @@ impl HostBuilder {
         self.max_component_bytes.unwrap_or(load::DEFAULT_MAX_COMPONENT_BYTES)
     }
 
-    /// A component's grants (its manifest's plus the builder's) and limits (the
-    /// builder's per-component limits, else its manifest's over the defaults).
-    pub(super) fn settings_for(&self, plugin: &Plugin) -> (Grants, Limits) {
+    /// A component's grants (its manifest's plus the builder's, with its secrets)
+    /// and limits (the builder's per-component limits, else its manifest's over the
+    /// defaults), and where its secrets come from.
+    pub(super) fn settings_for(&self, plugin: &Plugin) -> (Grants, Limits, SecretSource) {
         let mut grants = Grants::default();
         let mut limits = self.limits;
         if let Some(manifest) = &plugin.manifest {
@@ -334,32 +337,18 @@ impl HostBuilder {
         if let Some(extra) = self.grants.get(&*plugin.name) {
             grants.extend(extra);
         }
-        self.add_secrets(plugin, &mut grants);
+        let secrets = self.secrets_for(plugin);
+        grants.secrets = secrets.cell();
         let limits = self.component_limits.get(&*plugin.name).copied().unwrap_or(limits);
-        (grants, limits)
+        (grants, limits, secrets)
     }
-}
 
-impl HostBuilder {
-    /// Puts `plugin`'s secrets on `grants`: the folder's, then those given in code;
-    /// notes those its manifest needs that are not there (or cannot be read).
-    fn add_secrets(&self, plugin: &Plugin, grants: &mut Grants) {
-        let mut secrets = match self.secrets.as_ref().map(|store| store.read(&plugin.name)) {
-            Some(Ok(secrets)) => secrets,
-            Some(Err(error)) => {
-                tracing::warn!("the secrets of {}: {error}", plugin.name);
-                Vec::new()
-            }
-            None => Vec::new(),
-        };
-        if let Some(given) = self.secret_values.get(&*plugin.name) {
-            secrets.retain(|(name, _)| !given.iter().any(|(other, _)| other == name));
-            secrets.extend(given.iter().cloned());
-        }
-        let needed = plugin.manifest.as_ref().map(|manifest| manifest.secrets.as_slice()).unwrap_or_default();
-        grants.missing_secrets =
-            needed.iter().filter(|name| !secrets.iter().any(|(set, _)| set == *name)).cloned().collect();
-        grants.secrets = secrets.into();
+    /// `plugin`'s secrets: its folder's, then those given in code; and those its
+    /// manifest needs.
+    fn secrets_for(&self, plugin: &Plugin) -> SecretSource {
+        let given = self.secret_values.get(&*plugin.name).cloned().unwrap_or_default();
+        let needed = plugin.manifest.as_ref().map(|manifest| manifest.secrets.clone()).unwrap_or_default();
+        SecretSource::new(self.secrets.clone(), &plugin.name, given, needed)
     }
 }
 

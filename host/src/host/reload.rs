@@ -185,13 +185,14 @@ impl HostCore {
     /// A freshly loaded component with the grants and limits its calls run with.
     pub(super) fn serve(&self, loaded: LoadedFile, source: &std::path::Path, version: Version) -> ServedComponent {
         let mut plugin = loaded.plugin;
-        let (grants, limits) = self.settings.settings_for(&plugin);
+        let (grants, limits, secrets) = self.settings.settings_for(&plugin);
         annotate(&mut plugin, &grants);
         let recipe = Recipe { component: plugin.name.clone(), pre: plugin.pre.clone(), grants: grants.clone(), limits };
         ServedComponent {
             warm: self.warmer.pool(&self.runtime, recipe),
             plugin: Arc::new(plugin),
             grants,
+            secrets: Arc::new(secrets),
             limits,
             source: source.to_path_buf(),
             version,

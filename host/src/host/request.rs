@@ -486,7 +486,7 @@ impl Host {
             Some(Target::Server(..)) => return Err(unavailable("MCP servers are not served without the feature")),
             None => return Err(unavailable("it is not in the plugins this call started with")),
         };
-        if let Some(name) = served.grants.missing_secrets.first() {
+        if let Some(name) = served.secrets.current().missing.first() {
             let component = &served.plugin.name;
             return Err(unavailable(&format!(
                 "it needs the secret '{name}', which is not set: set it with `toolhost secret set {component} {name}` \

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::servers::ServedServer;
 use crate::invoke::WarmPool;
-use crate::load::{ComponentReport, FoundTool, LoadReport, Plugin, Version};
+use crate::load::{ComponentReport, FoundTool, LoadReport, Plugin, SecretSource, Version};
 use crate::resolve::{Registry, ToolRef};
 use crate::sandbox::{Grants, Limits};
 
@@ -37,6 +37,8 @@ pub(super) struct ServedComponent {
     /// Its ready instances; kept with it by a reload that keeps it, dropped with it.
     pub(super) warm: Arc<WarmPool>,
     pub(super) grants: Grants,
+    /// Where its secrets come from (its grants carry them as they are now).
+    pub(super) secrets: Arc<SecretSource>,
     pub(super) limits: Limits,
     pub(super) source: PathBuf,
     pub(super) version: Version,

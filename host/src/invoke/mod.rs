@@ -137,7 +137,7 @@ async fn run_in_fresh_store(
     let secrets = store.data().secrets.clone();
     // Dropping the store resets its memory: off this call's path when it came alone.
     call.warm.finish(store, alone);
-    explain_denials(call, outcome, denied).map_err(|error| without_secrets(error, &secrets))
+    explain_denials(call, outcome, denied).map_err(|error| without_secrets(error, &secrets.values))
 }
 
 /// `error` with the component's secrets taken out of what the tool wrote in it.
@@ -179,7 +179,7 @@ fn log_guest_output(call: &Invocation<'_>, state: &CallState) {
     for (stream, capture) in [("stdout", &state.stdout), ("stderr", &state.stderr)] {
         let text = capture.text();
         if !text.is_empty() {
-            let text = redact(&text, &state.secrets);
+            let text = redact(&text, &state.secrets.values);
             tracing::debug!(tool = call.tool, component = %call.component, "guest {stream}: {}", text.trim_end());
         }
         if capture.dropped() > 0 {

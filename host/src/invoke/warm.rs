@@ -292,11 +292,15 @@ impl WarmPool {
     /// A ready instance for a call that starts now, if there is one.
     pub(crate) fn take(&self) -> Option<Fresh> {
         *lock(&self.last_call) = Instant::now();
-        let taken = lock(&self.ready).pop();
-        if let Some((_, bytes)) = &taken {
-            self.counts.release(*bytes);
+        let (fresh, bytes) = lock(&self.ready).pop()?;
+        self.counts.release(bytes);
+        // Made before one of its secrets was set, changed or removed: the call makes
+        // its own, and the pool refills with the secrets as they are now.
+        if !self.recipe.grants.secrets.holds(&fresh.store.data().secrets) {
+            self.hand_over(fresh.store, Some(self.me.clone()));
+            return None;
         }
-        taken.map(|(fresh, _)| fresh)
+        Some(fresh)
     }
 
     /// Drops a finished call's store. With `offload`, the thread drops it (resetting

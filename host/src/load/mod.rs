@@ -36,6 +36,7 @@ pub(crate) use manifest::Manifest;
 #[cfg(feature = "oci")]
 pub(crate) use manifest::path_for as manifest_path_for;
 pub use report::{ComponentReport, LoadReport, Provenance};
+pub(crate) use secrets::SecretSource;
 pub use secrets::{SecretError, SecretStore};
 pub(crate) use workers::{Progress, load_all};
 

@@ -1,11 +1,16 @@
 //! Secrets per component: `DIR/COMPONENT/NAME`, one private file (0600, in folders
 //! only its user may enter) per secret, written by `toolhost secret set` and read at
-//! each load. A component's calls see its own secrets, and no other's, as environment
-//! variables; the host never writes their values anywhere (see `sandbox::Secret`).
+//! each load, then again by a call that finds its component's folder changed
+//! ([`SecretSource`]). A component's calls see its own secrets, and no other's, as
+//! environment variables and through `wasi:config/store`; the host never writes their
+//! values anywhere (see `sandbox::Secret`).
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
-use crate::sandbox::Secret;
+use crate::mutex::lock;
+use crate::sandbox::{Secret, SecretCell, SecretSet};
 use crate::sys::{self, Owner};
 
 /// The largest secret read: a key, a token, a certificate.
@@ -121,7 +126,7 @@ impl SecretStore {
         }
     }
 
-    /// The secrets of `component`, read now (none when it has no folder).
+    /// The secrets of `component`, read now, by name (none when it has no folder).
     pub(crate) fn read(&self, component: &str) -> Result<Vec<(String, Secret)>, SecretError> {
         let folder = self.dir.join(component);
         if check_component(component).is_err() || !folder.exists() {
@@ -140,7 +145,13 @@ impl SecretStore {
                 .map_err(|_| SecretError::Unusable(format!("{} is not UTF-8 text", path.display())))?;
             secrets.push((name, Secret::new(value)));
         }
+        secrets.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(secrets)
+    }
+
+    /// When `component`'s folder last changed (a secret set, replaced or removed).
+    fn changed_at(&self, component: &str) -> Option<SystemTime> {
+        std::fs::metadata(self.dir.join(component)).and_then(|folder| folder.modified()).ok()
     }
 
     /// The names in the private folder `dir` (none when it does not exist).
@@ -152,6 +163,71 @@ impl SecretStore {
         let read = std::fs::read_dir(dir)
             .map_err(|error| SecretError::Unusable(format!("cannot read {}: {error}", dir.display())))?;
         Ok(read.filter_map(|entry| entry.ok()?.file_name().into_string().ok()).collect())
+    }
+}
+
+/// Where one component's secrets come from — its folder in the store, then those given
+/// in code or by the config, which win — and the cell its grants share: a call that
+/// finds the folder changed since it was last read reads it again.
+pub(crate) struct SecretSource {
+    store: Option<SecretStore>,
+    component: String,
+    given: Vec<(String, Secret)>,
+    /// The secrets its manifest needs.
+    needed: Vec<String>,
+    /// When the folder was last changed, as last seen (`None`: it was not there).
+    seen: Mutex<Option<SystemTime>>,
+    cell: SecretCell,
+}
+
+impl SecretSource {
+    /// `component`'s secrets from `store` and `given`, read now.
+    pub(crate) fn new(
+        store: Option<SecretStore>,
+        component: &str,
+        given: Vec<(String, Secret)>,
+        needed: Vec<String>,
+    ) -> SecretSource {
+        let seen = Mutex::new(store.as_ref().and_then(|store| store.changed_at(component)));
+        let component = component.to_string();
+        let mut source = SecretSource { store, component, given, needed, seen, cell: SecretCell::default() };
+        source.cell = SecretCell::new(source.read());
+        source
+    }
+
+    /// The cell its component's grants carry.
+    pub(crate) fn cell(&self) -> SecretCell {
+        self.cell.clone()
+    }
+
+    /// The secrets as they are set now: the folder is read again when it changed
+    /// since it was last read (one `stat` a call otherwise).
+    pub(crate) fn current(&self) -> Arc<SecretSet> {
+        if let Some(store) = &self.store {
+            let changed_at = store.changed_at(&self.component);
+            let mut seen = lock(&self.seen);
+            if *seen != changed_at {
+                *seen = changed_at;
+                self.cell.replace(self.read());
+            }
+        }
+        self.cell.current()
+    }
+
+    /// The folder's secrets under those given, and which needed ones are missing.
+    fn read(&self) -> SecretSet {
+        let mut values = match self.store.as_ref().map(|store| store.read(&self.component)) {
+            Some(Ok(values)) => values,
+            Some(Err(error)) => {
+                tracing::warn!("the secrets of {}: {error}", self.component);
+                Vec::new()
+            }
+            None => Vec::new(),
+        };
+        values.retain(|(name, _)| !self.given.iter().any(|(other, _)| other == name));
+        values.extend(self.given.iter().cloned());
+        let missing = self.needed.iter().filter(|name| !values.iter().any(|(set, _)| set == *name)).cloned().collect();
+        SecretSet { values, missing }
     }
 }
 

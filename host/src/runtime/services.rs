@@ -3,6 +3,7 @@
 //! questions and requests to the caller's model go to the call's
 //! [`Reports`](crate::sandbox::Reports), which pass them on to the caller within the
 //! call's bounds (log lines to `tracing` too); content blocks to the call's result.
+//! And `wasi:config/store`, which serves the component's secrets.
 
 use futures::future::{FutureExt as _, ready};
 use wasmtime::component::{ComponentType, Lift, Linker, Lower, Val};
@@ -48,7 +49,57 @@ pub(super) fn add_to_linker(linker: &mut Linker<CallState>) -> wasmtime::Result<
         )?;
         add_asks(linker, version)?;
     }
+    add_config(linker)
+}
+
+/// The versions of `wasi:config/store` served: the draft wasmtime and Spin serve,
+/// and its first release candidate (the same functions).
+const CONFIG_VERSIONS: [&str; 2] = ["0.2.0-draft", "0.2.0-rc.1"];
+
+/// `wasi:config/store`: the component's secrets, read by name. (Written here rather
+/// than with `wasmtime-wasi-config`, whose `get` answers nothing for a key that is not
+/// set: this one's error names the command that sets it.)
+fn add_config(linker: &mut Linker<CallState>) -> wasmtime::Result<()> {
+    for version in CONFIG_VERSIONS {
+        let mut store = linker.instance(&format!("wasi:config/store@{version}"))?;
+        store.func_wrap("get", |store, (key,): (String,)| Ok((config_get(store.data(), &key),)))?;
+        store.func_wrap("get-all", |store, ()| {
+            let all = store.data().secrets.values.iter();
+            let all: Vec<(String, String)> =
+                all.map(|(name, secret)| (name.clone(), secret.value().to_string())).collect();
+            Ok((Ok::<_, ConfigError>(all),))
+        })?;
+    }
     Ok(())
+}
+
+/// The secret `key` of the calling component; an error naming the command that sets
+/// it when it is not set (`Ok(None)` would leave the tool to guess why).
+fn config_get(state: &CallState, key: &str) -> Result<Option<String>, ConfigError> {
+    if let Some(secret) = state.secrets.get(key) {
+        return Ok(Some(secret.value().to_string()));
+    }
+    let named = key.len() <= 128 && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !named {
+        return Err(ConfigError::Upstream("no secret is named so: a secret's name is letters, digits and '_'".into()));
+    }
+    let component = &state.component;
+    tracing::warn!(%component, "the component asked for the secret '{key}', which is not set");
+    Err(ConfigError::Upstream(format!(
+        "the secret '{key}' is not set for the component '{component}': set it with `toolhost secret set {component} \
+         {key}` (the value on stdin)"
+    )))
+}
+
+/// `wasi:config/store.error`.
+#[allow(dead_code, reason = "`io` is part of the interface; the secrets are read before the call")]
+#[derive(ComponentType, Lower)]
+#[component(variant)]
+enum ConfigError {
+    #[component(name = "upstream")]
+    Upstream(String),
+    #[component(name = "io")]
+    Io(String),
 }
 
 /// `elicit.ask` and `sample.complete`: the call waits in the host for its caller's
@@ -81,7 +132,7 @@ fn add_asks(linker: &mut Linker<CallState>, version: &str) -> wasmtime::Result<(
 /// A tool's log line: to `tracing`, tagged with its component, and to the caller
 /// (its secrets' values taken out).
 fn log(state: &mut CallState, level: LogLevel, message: &str) {
-    let message = &*redact(message, &state.secrets);
+    let message = &*redact(message, &state.secrets.values);
     let component = state.component.clone();
     match level {
         LogLevel::Trace => tracing::trace!(target: "toolhost::guest", %component, "{message}"),

@@ -11,7 +11,8 @@
 //! - `reports.rs`: a call's progress and log lines on their way to its caller, and
 //!   its questions (`asks.rs`: for the person, for the caller's model);
 //! - `attached.rs`: the content blocks a call adds to its result;
-//! - `secret.rs`: a component's secrets, kept out of what the host passes on.
+//! - `secret.rs`: a component's secrets as they are set now, kept out of what the host
+//!   passes on.
 //!
 //! # Where a call's limits come from, and where each is held
 //!
@@ -69,7 +70,7 @@ pub use http::{HttpHostPattern, HttpHostPatternError};
 pub(crate) use reports::Reports;
 pub use reports::{CallObserver, LogLevel, Progress};
 pub(crate) use root::EmptyRoot;
-pub(crate) use secret::{Secret, redact};
+pub(crate) use secret::{Secret, SecretCell, SecretSet, redact};
 pub(crate) use shims::install as install_shims;
 pub(crate) use state::{CallState, GrantError};
 
@@ -118,12 +119,10 @@ pub struct Grants {
     pub env: Vec<(String, String)>,
     /// Hosts the component may send HTTP requests to (shared: every call uses it).
     pub http_hosts: Arc<[HttpHostPattern]>,
-    /// Its secrets (`HostBuilder::secrets_dir`), as (name, value): environment
-    /// variables of its calls, redacted from what they write.
-    pub(crate) secrets: Arc<[(String, Secret)]>,
-    /// The secrets its manifest says it needs that are not set (its calls are refused,
-    /// naming them).
-    pub(crate) missing_secrets: Vec<String>,
+    /// Its secrets (`HostBuilder::secrets_dir`) as they are set now: environment
+    /// variables of its calls and their `wasi:config/store`, redacted from what they
+    /// write.
+    pub(crate) secrets: SecretCell,
 }
 
 impl DirGrant {
@@ -140,9 +139,6 @@ impl Grants {
         self.env.extend(more.env.iter().cloned());
         if !more.http_hosts.is_empty() {
             self.http_hosts = self.http_hosts.iter().chain(more.http_hosts.iter()).cloned().collect();
-        }
-        if !more.secrets.is_empty() {
-            self.secrets = self.secrets.iter().chain(more.secrets.iter()).cloned().collect();
         }
     }
 }

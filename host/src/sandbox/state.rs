@@ -13,7 +13,7 @@ use super::capture::CapturedOutput;
 use super::denials::Denials;
 use super::http::HttpPolicy;
 use super::root::EmptyRoot;
-use super::{Attached, Grants, Limits, Reports, Secret};
+use super::{Attached, Grants, Limits, Reports, SecretSet};
 
 /// A granted folder that could not be opened for a call.
 #[derive(Debug, thiserror::Error)]
@@ -54,8 +54,9 @@ pub(crate) struct CallState {
     pub(crate) reports: Reports,
     /// The content blocks the call added to its result, within its result limit.
     pub(crate) attached: Attached,
-    /// The component's secrets, to take out of what the call writes.
-    pub(crate) secrets: Arc<[(String, Secret)]>,
+    /// The component's secrets as they were when the store was made: for its
+    /// `wasi:config/store`, and to take out of what the call writes.
+    pub(crate) secrets: Arc<SecretSet>,
 }
 
 impl CallState {
@@ -74,7 +75,8 @@ impl CallState {
         for (name, value) in &grants.env {
             builder.env(name, value);
         }
-        for (name, secret) in grants.secrets.iter() {
+        let secrets = grants.secrets.current();
+        for (name, secret) in &secrets.values {
             builder.env(name, secret.value());
         }
         for dir in &grants.dirs {
@@ -99,7 +101,7 @@ impl CallState {
             root_descriptors: Vec::new(),
             reports: Reports::default(),
             attached: Attached::within(limits.result_bytes),
-            secrets: grants.secrets.clone(),
+            secrets,
         })
     }
 }

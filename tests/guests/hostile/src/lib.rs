@@ -5,7 +5,7 @@
     reason = "the bindings toolhost_guest::generate! writes have no doc comments: a tool's docs are its WIT's"
 )]
 
-toolhost_guest::generate!({ world: "hostile" });
+toolhost_guest::generate!({ world: "hostile", generate_all });
 
 struct Hostile;
 
@@ -166,6 +166,16 @@ impl Guest for Hostile {
         eprintln!("using {value}");
         toolhost_guest::log::error(&format!("the service refused {value}"));
         Err(format!("the service refused the key {value}"))
+    }
+
+    fn config_secret(name: String) -> Result<String, String> {
+        use crate::wasi::config::store::{self, Error};
+        let message = |error: Error| match error {
+            Error::Upstream(message) | Error::Io(message) => message,
+        };
+        let value = store::get(&name).map_err(message)?.ok_or_else(|| format!("{name} is not set"))?;
+        let names: Vec<String> = store::get_all().map_err(message)?.into_iter().map(|(name, _)| name).collect();
+        Ok(format!("{} characters; all: {}", value.len(), names.join(",")))
     }
 }
 
