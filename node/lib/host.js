@@ -9,6 +9,31 @@ const { CallOutcome } = require('./outcome');
 
 const EXTRACTED = Symbol('toolhost.extracted');
 
+/**
+ * `options` with `approval.ask(tool, args)` made what the native half calls: one
+ * argument, `{tool, arguments}`, and always a Promise of a boolean (`true` only when
+ * the person said yes); a throw or rejection is warned about and dismisses the call.
+ */
+function nativeOptions(options) {
+  const approval = options?.approval;
+  if (approval == null) return options;
+  const ask = approval.ask;
+  if (typeof ask !== 'function') {
+    throw new TypeError('approval.ask must be a function (tool, args) => boolean | Promise<boolean>');
+  }
+  const asking = (request) =>
+    Promise.resolve()
+      .then(() => ask(request.tool, request.arguments))
+      .then(
+        (answer) => answer === true,
+        (error) => {
+          process.emitWarning(`toolhost: approval.ask failed, so the call of '${request.tool}' was not run: ${error}`);
+          throw error;
+        },
+      );
+  return { ...options, approval: { ...approval, ask: asking } };
+}
+
 class Host {
   /** @internal Use `Host.load`. */
   constructor(nativeHost) {
@@ -19,11 +44,13 @@ class Host {
    * Loads every component in `plugins` (a folder, a `.wasm` file, or a list of them):
    * `{cacheDir, cache, watch, limits: {timeMs, memoryMb, outputKb, resultKb},
    * capacity: {maxConcurrentCalls, maxQueuedCalls, queueTimeoutMs},
-   * compiler: "auto" | "optimizing" | "baseline"}`. Rejects with a LoadError.
+   * compiler: "auto" | "optimizing" | "baseline",
+   * approval: {ask(tool, args) => boolean | Promise<boolean>, destructive, tools, waitMs}}`.
+   * Rejects with a LoadError.
    */
   static async load(plugins, options = {}) {
     const paths = Array.isArray(plugins) ? plugins.map(String) : [String(plugins)];
-    return new Host(await native(() => addon.loadHost(paths, options)));
+    return new Host(await native(() => addon.loadHost(paths, nativeOptions(options))));
   }
 
   /** Every active tool, sorted by name. */

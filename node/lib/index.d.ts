@@ -34,6 +34,22 @@ export interface HostOptions {
    * ready), `"optimizing"` or `"baseline"`.
    */
   compiler?: "auto" | "optimizing" | "baseline";
+  /** Which tools ask a person before each call, and the function that asks. */
+  approval?: ApprovalOptions;
+}
+
+/**
+ * A person's yes before a call: `ask(tool, arguments)` returns (or resolves to) `true`
+ * to let the call run; anything else, a throw, or no answer within `waitMs` leaves it
+ * unrun, and the model is told so. The tools that ask: with `destructive` (default
+ * `true`) those whose hints say they may destroy something, those whose names match
+ * `tools`, and those whose manifest says `approval = true`.
+ */
+export interface ApprovalOptions {
+  ask: (tool: string, args: { [key: string]: Json }) => boolean | Promise<boolean>;
+  destructive?: boolean;
+  tools?: string[];
+  waitMs?: number;
 }
 
 /** Options of one call. */
@@ -112,6 +128,8 @@ export class CallOutcome {
   error: ToolExecutionError | null;
   /** Content blocks the tool added (images, audio, resources), in MCP's form. */
   content: { [key: string]: Json }[];
+  /** Whether a person approved the call before it ran (`approval`). */
+  approved: boolean;
   readonly ok: boolean;
   unwrap(): Json;
   /** The result as `format`'s tool-result message carries it. */

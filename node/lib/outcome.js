@@ -18,6 +18,8 @@ class CallOutcome {
     this.error = outcome.error ? new ToolExecutionError(outcome.error) : null;
     /** The content blocks the tool added (images, audio, resources), in MCP's form. */
     this.content = outcome.content ?? [];
+    /** Whether a person approved the call before it ran (`approval`). */
+    this.approved = outcome.approved === true;
   }
 
   /** Whether the call succeeded. */

@@ -10,7 +10,7 @@ use napi::Env;
 use napi::bindgen_prelude::{Either, PromiseRaw};
 use napi_derive::napi;
 use serde_json::{Map, Value, json};
-use toolhost::{Disclosure, Extraction, Host};
+use toolhost::{CallObserver, CallRequest, Disclosure, Extraction, Host};
 
 use crate::cancel::Cancellation;
 use crate::options::{self, HostOptions};
@@ -20,17 +20,19 @@ use crate::outcome::{Failure, error_json, failure, outcome_json, tool_format};
 #[napi]
 pub struct NativeHost {
     host: Host,
+    /// Asks the person before a call that needs approval (the options' `approval`).
+    observer: Option<Arc<dyn CallObserver>>,
 }
 
 /// Loads every component of `plugins` (folders and `.wasm` files) with `options`,
 /// off the event loop; rejects with a `LoadError`.
 #[napi]
 pub async fn load_host(plugins: Vec<String>, options: Option<HostOptions>) -> Result<NativeHost, Failure> {
-    let builder = options::builder(plugins, options.unwrap_or_default())?;
+    let (builder, observer) = options::builder(plugins, options.unwrap_or_default())?;
     let loading = tokio::task::spawn_blocking(move || builder.build()).await;
     let loaded = loading.map_err(|e| failure("LoadError", &format!("loading stopped: {e}")))?;
     let host = loaded.map_err(|e| failure("LoadError", &e.to_string()))?;
-    Ok(NativeHost { host })
+    Ok(NativeHost { host, observer })
 }
 
 #[napi]
@@ -92,11 +94,12 @@ impl NativeHost {
         text: bool,
         cancellation: Option<&Cancellation>,
     ) -> napi::Result<Either<Value, PromiseRaw<'env, Value>>> {
-        let (host, cancelled) = (self.host.clone(), Cancellation::fired(cancellation));
+        let (host, cancelled, observer) = (self.host.clone(), Cancellation::fired(cancellation), self.observer.clone());
         let mut call = Box::pin(async move {
+            let request = asking(host.request(&name), observer.as_ref()).cancel_on(cancelled);
             let outcome = match (text, arguments) {
-                (true, Value::String(text)) => host.request(&name).text(&text).cancel_on(cancelled).run_async().await,
-                (_, arguments) => host.request(&name).arguments(&arguments).cancel_on(cancelled).run_async().await,
+                (true, Value::String(text)) => request.text(&text).run_async().await,
+                (_, arguments) => request.arguments(&arguments).run_async().await,
             };
             Ok::<Value, napi::Error>(outcome_json(&outcome))
         });
@@ -167,7 +170,7 @@ impl NativeHost {
         if let Some(name) = caller {
             disclosure = disclosure.caller(&name);
         }
-        Ok(NativeHost { host: self.host.disclosing(disclosure) })
+        Ok(NativeHost { host: self.host.disclosing(disclosure), observer: self.observer.clone() })
     }
 
     /// A host whose tools are only `names`, sharing this one's components; throws a
@@ -175,13 +178,14 @@ impl NativeHost {
     #[napi]
     pub fn toolset(&self, names: Vec<String>) -> Result<NativeHost, Failure> {
         let host = self.host.toolset(&names).map_err(|e| failure("ToolsetError", &e.to_string()))?;
-        Ok(NativeHost { host })
+        Ok(NativeHost { host, observer: self.observer.clone() })
     }
 
     /// The tool calls a model wrote into `reply` (see `Host::extract_calls`).
     #[napi]
     pub fn extract_calls(&self, reply: String) -> NativeExtraction {
-        NativeExtraction { host: self.host.clone(), extraction: Arc::new(self.host.extract_calls(&reply)) }
+        let extraction = Arc::new(self.host.extract_calls(&reply));
+        NativeExtraction { host: self.host.clone(), observer: self.observer.clone(), extraction }
     }
 
     /// Rescans the plugin folders now: whether anything changed; throws a `LoadError`.
@@ -237,6 +241,7 @@ impl NativeHost {
 #[napi]
 pub struct NativeExtraction {
     host: Host,
+    observer: Option<Arc<dyn CallObserver>>,
     extraction: Arc<Extraction>,
 }
 
@@ -263,10 +268,18 @@ impl NativeExtraction {
         let Some(call) = self.extraction.calls.get(index as usize).cloned() else {
             return Err(failure("RangeError", &format!("no call number {index} was found")));
         };
-        let host = self.host.clone();
-        let running = tokio::task::spawn_blocking(move || call.request(&host).run()).await;
+        let (host, observer) = (self.host.clone(), self.observer.clone());
+        let running = tokio::task::spawn_blocking(move || asking(call.request(&host), observer.as_ref()).run()).await;
         let outcome = running.map_err(|e| failure("Error", &format!("the call stopped: {e}")))?;
         Ok(outcome_json(&outcome))
+    }
+}
+
+/// `request`, asking approvals through `observer` when there is one.
+fn asking<'a>(request: CallRequest<'a>, observer: Option<&Arc<dyn CallObserver>>) -> CallRequest<'a> {
+    match observer {
+        Some(observer) => request.observer(observer.clone()),
+        None => request,
     }
 }
 

@@ -9,7 +9,10 @@
 //! - `options`: the options object of `loadHost`
 //! - `outcome`: a call's outcome and errors as plain JavaScript objects
 //! - `cancel`: `Cancellation`, which an `AbortSignal` fires to stop a call
+//! - `approval`: the options' `approval`, a person's yes asked through a JavaScript
+//!   function
 
+pub mod approval;
 pub mod cancel;
 pub mod host;
 pub mod options;

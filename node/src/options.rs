@@ -2,15 +2,17 @@
 //! `HostBuilder`.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use napi_derive::napi;
-use toolhost::HostBuilder;
+use toolhost::{CallObserver, HostBuilder};
 
+use crate::approval::{self, ApprovalOptions};
 use crate::outcome::{Failure, failure};
 
 /// How a host loads and runs its tools; anything left out keeps the library's default.
-#[napi(object)]
+#[napi(object, object_to_js = false)]
 #[derive(Default)]
 pub struct HostOptions {
     /// Where compiled components are cached (default `~/.cache/toolhost`).
@@ -26,6 +28,8 @@ pub struct HostOptions {
     /// Which compiler makes the code of a component not in the cache: "auto"
     /// (default), "optimizing" or "baseline".
     pub compiler: Option<String>,
+    /// Which tools ask a person before each call, and how.
+    pub approval: Option<ApprovalOptions>,
 }
 
 /// Each call's limits (default 10 s, 256 MiB, 64 KiB of output, 1 MiB of result).
@@ -53,8 +57,12 @@ pub struct CapacityOptions {
     pub queue_timeout_ms: Option<u32>,
 }
 
-/// A builder over `plugins` (folders and `.wasm` files) with `options`.
-pub(crate) fn builder(plugins: Vec<String>, options: HostOptions) -> Result<HostBuilder, Failure> {
+/// A builder over `plugins` (folders and `.wasm` files) with `options`, and the
+/// observer its calls ask approvals through (when `approval` is set).
+pub(crate) fn builder(
+    plugins: Vec<String>,
+    options: HostOptions,
+) -> Result<(HostBuilder, Option<Arc<dyn CallObserver>>), Failure> {
     let mut builder = toolhost::Host::builder().watch(options.watch.unwrap_or(false));
     if let Some(name) = &options.compiler {
         builder = builder
@@ -75,7 +83,13 @@ pub(crate) fn builder(plugins: Vec<String>, options: HostOptions) -> Result<Host
     if let Some(capacity) = options.capacity {
         builder = builder.capacity(self::capacity(&capacity)?);
     }
-    Ok(builder)
+    let mut observer = None;
+    if let Some(options) = options.approval {
+        let (approval, asker) = approval::approval(options);
+        builder = builder.approval(approval);
+        observer = Some(asker);
+    }
+    Ok((builder, observer))
 }
 
 fn limits(options: &LimitOptions) -> Result<toolhost::Limits, Failure> {

@@ -16,7 +16,7 @@ pub(crate) fn failure(class: &str, message: &str) -> Failure {
     napi::Error::from_reason(format!("{class}: {message}"))
 }
 
-/// `outcome` as `{tool, repairedFrom, repairs, value, error, content}`: `error` is a
+/// `outcome` as `{tool, repairedFrom, repairs, value, error, content, approved}`: `error` is a
 /// `ToolError`'s JSON (see [`error_json`]), or null when the call succeeded.
 pub(crate) fn outcome_json(outcome: &CallOutcome) -> Value {
     let (value, error) = match &outcome.result {
@@ -31,6 +31,7 @@ pub(crate) fn outcome_json(outcome: &CallOutcome) -> Value {
         "value": value,
         "error": error,
         "content": serde_json::to_value(&outcome.content).unwrap_or_default(),
+        "approved": outcome.approved,
     })
 }
 

@@ -2,14 +2,15 @@
 //! under the GIL, then releases it while the tool runs, so threads call in parallel.
 
 use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use serde_json::Value;
-use toolhost::{CallOutcome, Disclosure, ToolError};
+use toolhost::{CallObserver, CallOutcome, CallRequest, Disclosure, ToolError};
 
+use crate::approval::PyApproval;
 use crate::convert::{self, Unsendable};
 use crate::errors;
 use crate::types::{PyCallOutcome, PyCapacity, PyExtractedCall, PyExtraction, PyLimits, PyTool};
@@ -20,6 +21,8 @@ use crate::types::{PyCallOutcome, PyCapacity, PyExtractedCall, PyExtraction, PyL
 #[pyclass(name = "Host", module = "toolhost", frozen)]
 pub(crate) struct PyHost {
     host: toolhost::Host,
+    /// Asks the person before a call that needs approval (`approval=`).
+    observer: Option<Arc<dyn CallObserver>>,
 }
 
 /// Where the tools come from: one folder, or a list of folders and `.wasm` files.
@@ -36,10 +39,14 @@ impl PyHost {
     /// `~/.cache/toolhost`; `cache=False` for none). With `watch=True` the folders are
     /// watched and changes load while the host serves. `limits` bound each call,
     /// `capacity` how many run at once. `compiler` ("auto", "optimizing" or
-    /// "baseline") makes the code of a component not in the cache. Raises `LoadError`.
+    /// "baseline") makes the code of a component not in the cache. `approval`
+    /// (an `Approval`) asks a person before the calls of the tools it names. Raises
+    /// `LoadError`.
     #[new]
     #[allow(clippy::too_many_arguments, reason = "each is one of Python's keyword arguments")]
-    #[pyo3(signature = (plugins, *, cache_dir=None, cache=true, watch=false, limits=None, capacity=None, compiler="auto"))]
+    #[pyo3(signature = (
+        plugins, *, cache_dir=None, cache=true, watch=false, limits=None, capacity=None, compiler="auto", approval=None
+    ))]
     fn new(
         py: Python<'_>,
         plugins: Plugins,
@@ -49,6 +56,7 @@ impl PyHost {
         limits: Option<PyRef<'_, PyLimits>>,
         capacity: Option<PyRef<'_, PyCapacity>>,
         compiler: &str,
+        approval: Option<PyRef<'_, PyApproval>>,
     ) -> PyResult<Self> {
         let compiler = compiler.parse().map_err(|e: toolhost::UnknownCompiler| PyValueError::new_err(e.to_string()))?;
         let mut builder = toolhost::Host::builder().watch(watch).compiler(compiler);
@@ -71,8 +79,13 @@ impl PyHost {
         if let Some(capacity) = capacity {
             builder = builder.capacity(capacity.capacity);
         }
+        let mut observer: Option<Arc<dyn CallObserver>> = None;
+        if let Some(approval) = approval {
+            builder = builder.approval(approval.approval.clone());
+            observer = Some(approval.asker.clone());
+        }
         let host = py.detach(|| builder.build()).map_err(|e| errors::load_error(py, &e))?;
-        Ok(PyHost { host })
+        Ok(PyHost { host, observer })
     }
 
     /// Every active tool, sorted by name.
@@ -121,7 +134,7 @@ impl PyHost {
     /// conservative repair (code fences, trailing commas, single quotes, unquoted
     /// keys, missing closing brackets).
     fn call_text<'py>(&self, py: Python<'py>, name: &str, arguments: &str) -> PyResult<Bound<'py, PyAny>> {
-        match py.detach(|| self.host.request(name).text(arguments).run().result) {
+        match py.detach(|| self.asking(self.host.request(name)).text(arguments).run().result) {
             Ok(value) => convert::to_python(py, &value),
             Err(error) => Err(errors::tool_error(py, &error)),
         }
@@ -137,7 +150,7 @@ impl PyHost {
 
     /// Like `call_text`, returning a `CallOutcome`.
     fn dispatch_text(&self, py: Python<'_>, name: &str, arguments: &str) -> PyResult<PyCallOutcome> {
-        let outcome = py.detach(|| self.host.request(name).text(arguments).run());
+        let outcome = py.detach(|| self.asking(self.host.request(name)).text(arguments).run());
         PyCallOutcome::new(py, outcome)
     }
 
@@ -213,7 +226,7 @@ impl PyHost {
         };
         let (cancel, cancelled) = tokio::sync::oneshot::channel();
         future.call_method1("add_done_callback", (CancelOnDone(Mutex::new(Some(cancel))),))?;
-        let (host, name) = (self.host.clone(), name.to_owned());
+        let (host, name, observer) = (self.host.clone(), name.to_owned(), self.observer.clone());
         let (event_loop, pending) = (event_loop.unbind(), future.clone().unbind());
         let pool = worker_pool()?;
         pool.spawn_blocking(move || {
@@ -224,7 +237,8 @@ impl PyHost {
                     std::future::pending::<()>().await;
                 }
             };
-            let outcome = pool.block_on(host.request(&name).arguments(&json).cancel_on(cancelled).run_async());
+            let request = asking(host.request(&name), observer.as_ref()).arguments(&json).cancel_on(cancelled);
+            let outcome = pool.block_on(request.run_async());
             Python::attach(|py| settle(py, &event_loop, &pending, outcome));
         });
         Ok(future)
@@ -286,14 +300,14 @@ impl PyHost {
         if let Some(name) = caller {
             disclosure = disclosure.caller(name);
         }
-        Ok(PyHost { host: self.host.disclosing(disclosure) })
+        Ok(PyHost { host: self.host.disclosing(disclosure), observer: self.observer.clone() })
     }
 
     /// A host whose tools are only `names`; it shares this host's components. A name
     /// that is no tool's raises `ToolsetError` with the nearest name as a hint.
     fn toolset(&self, py: Python<'_>, names: Vec<String>) -> PyResult<PyHost> {
         let host = self.host.toolset(&names).map_err(|e| errors::toolset_error(py, &e))?;
-        Ok(PyHost { host })
+        Ok(PyHost { host, observer: self.observer.clone() })
     }
 
     /// One plain Python function per tool shown (see `shown_tools`), with a signature built from the tool's
@@ -319,7 +333,7 @@ impl PyHost {
     /// back as its error, and nothing runs.
     fn dispatch_call(&self, py: Python<'_>, call: &Bound<'_, PyExtractedCall>) -> PyResult<PyCallOutcome> {
         let call = &call.get().call;
-        let outcome = py.detach(|| call.request(&self.host).run());
+        let outcome = py.detach(|| self.asking(call.request(&self.host)).run());
         PyCallOutcome::new(py, outcome)
     }
 
@@ -359,7 +373,20 @@ impl PyHost {
     /// Converts the arguments, then runs the call with the GIL released.
     fn dispatch_json(&self, py: Python<'_>, name: &str, arguments: Option<&Bound<'_, PyAny>>) -> PyResult<CallOutcome> {
         let json = arguments_json(arguments).map_err(|error| unsendable_error(py, name, error))?;
-        Ok(py.detach(|| self.host.request(name).arguments(&json).run()))
+        Ok(py.detach(|| self.asking(self.host.request(name)).arguments(&json).run()))
+    }
+
+    /// `request`, asking through the host's `Approval` function when it has one.
+    fn asking<'a>(&self, request: CallRequest<'a>) -> CallRequest<'a> {
+        asking(request, self.observer.as_ref())
+    }
+}
+
+/// `request`, asking approvals through `observer` when there is one.
+fn asking<'a>(request: CallRequest<'a>, observer: Option<&Arc<dyn CallObserver>>) -> CallRequest<'a> {
+    match observer {
+        Some(observer) => request.observer(observer.clone()),
+        None => request,
     }
 }
 
@@ -433,6 +460,8 @@ fn worker_pool() -> PyResult<&'static tokio::runtime::Handle> {
         tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("toolhost-call")
+            // A call's waits are timed (an approval's, a tool's time limit).
+            .enable_time()
             .build()
             .map_err(|e| e.to_string())
     });

@@ -3,11 +3,13 @@
 //! `Host.functions()`'s signatures; nothing of the host is implemented twice.
 //!
 //! - `host`: the `Host` class (loading, calls, toolsets, definitions, extraction)
+//! - `approval`: `Approval`, a person's yes asked through a Python function
 //! - `types`: `Limits`, `Capacity`, `Tool`, `CallOutcome`, `Extraction`, `ExtractedCall`
 //! - `convert`: Python values ↔ JSON
 //! - `oci`: `pull` and `push`, components from and to OCI registries
 //! - `errors`: the library's errors as the package's exceptions
 
+mod approval;
 mod convert;
 mod errors;
 mod host;
@@ -19,6 +21,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<host::PyHost>()?;
+    module.add_class::<approval::PyApproval>()?;
     module.add_class::<types::PyLimits>()?;
     module.add_class::<types::PyCapacity>()?;
     module.add_class::<types::PyTool>()?;

@@ -237,6 +237,9 @@ pub(crate) struct PyCallOutcome {
     /// MCP's form (`{"type": "image", "data": base64, "mimeType": ...}`).
     #[pyo3(get)]
     content: Py<PyAny>,
+    /// Whether a person approved the call before it ran (`Approval`).
+    #[pyo3(get)]
+    approved: bool,
     outcome: CallOutcome,
 }
 
@@ -249,7 +252,8 @@ impl PyCallOutcome {
         let repairs = outcome.repairs.iter().map(ToString::to_string).collect();
         let content = convert::to_python(py, &serde_json::to_value(&outcome.content).unwrap_or_default())?.unbind();
         let (tool, repaired_from) = (outcome.tool.clone(), outcome.repaired_from.clone());
-        Ok(PyCallOutcome { tool, repaired_from, repairs, value, error, content, outcome })
+        let approved = outcome.approved;
+        Ok(PyCallOutcome { tool, repaired_from, repairs, value, error, content, approved, outcome })
     }
 }
 

@@ -17,10 +17,11 @@ Components travel as OCI artifacts: :func:`pull` installs one into a plugin fold
 """
 
 from ._errors import LoadError, RegistryError, ToolExecutionError, ToolsetError
-from ._native import CallOutcome, Capacity, ExtractedCall, Extraction, Host, Limits, Tool, pull, push
+from ._native import Approval, CallOutcome, Capacity, ExtractedCall, Extraction, Host, Limits, Tool, pull, push
 
 __all__ = [
     "Host",
+    "Approval",
     "Limits",
     "Capacity",
     "Tool",

@@ -9,6 +9,25 @@ _Path = Union[str, "os.PathLike[str]"]
 JSON = Any
 """A JSON-like Python value: dict (str keys), list, tuple, set, str, int, float, bool or None."""
 
+class Approval:
+    """Which tools ask a person before each call, and the function that asks them.
+
+    ``ask(tool, arguments)`` returns ``True`` to let the call run; anything else, an
+    exception, or no answer within ``wait_s`` seconds leaves it unrun, and the model is
+    told so. It runs on a thread of its own, so it may block on a person. With
+    ``destructive=True`` the tools whose hints say they may destroy something ask, as do
+    those whose names match ``tools`` and those whose manifest says ``approval = true``.
+    """
+
+    def __init__(
+        self,
+        ask: Callable[[str, Dict[str, JSON]], bool],
+        *,
+        destructive: bool = True,
+        tools: Sequence[str] = (),
+        wait_s: float = 120.0,
+    ) -> None: ...
+
 class Limits:
     """Resource limits for one call; anything left out keeps the default (10 s, 256 MiB, 64 KiB of output, 1 MiB of result)."""
 
@@ -88,6 +107,9 @@ class CallOutcome:
     def content(self) -> List[Dict[str, JSON]]:
         """The content blocks the tool added (images, audio, resources), in MCP's form."""
     @property
+    def approved(self) -> bool:
+        """Whether a person approved the call before it ran (``Approval``)."""
+    @property
     def ok(self) -> bool: ...
     def tool_result(self, format: str) -> JSON:
         """The result as a provider's tool-result message carries it ("mcp", "anthropic", "openai-responses", "openai")."""
@@ -136,6 +158,7 @@ class Host:
         limits: Optional[Limits] = None,
         capacity: Optional[Capacity] = None,
         compiler: str = "auto",
+        approval: Optional[Approval] = None,
     ) -> None: ...
     def tools(self) -> List[Tool]: ...
     def shown_tools(self) -> List[Tool]: ...

@@ -126,6 +126,29 @@ fn tools_that_change_nothing_and_tools_not_named_run_without_asking() {
     );
 }
 
+#[test]
+fn a_tool_its_manifest_marks_asks_whatever_the_host_says() {
+    let folder = tempfile::tempdir().expect("a folder");
+    std::fs::copy(test_guest("hostile"), folder.path().join("hostile.wasm")).expect("copy");
+    // Read-only and marked: no approval is set on the host, and its hints destroy nothing.
+    std::fs::write(folder.path().join("hostile.toml"), "[tools.env_var]\napproval = true\n").expect("the manifest");
+    let host =
+        Host::builder().plugin_dir(folder.path()).cache_dir(common::test_cache_dir()).build().expect("the host builds");
+    assert_eq!(host.call("echo", &json!({"text": "hi"})), Ok(json!("hi")), "a tool not marked runs");
+    let arguments = json!({"name": "HOME"});
+    let env_var = |person: Option<Arc<Person>>| {
+        let request = host.request("env_var").arguments(&arguments);
+        match person {
+            Some(person) => request.observer(person).run(),
+            None => request.run(),
+        }
+    };
+    assert_eq!(reason(&env_var(None)), Unapproved::NoOneToAsk);
+    assert_eq!(reason(&env_var(Some(Person::answering(Some(ElicitationAnswer::Decline))))), Unapproved::Declined);
+    let yes = env_var(Some(Person::answering(Some(ElicitationAnswer::Accept(json!({"approve": true}))))));
+    assert_eq!((yes.result, yes.approved), (Ok(Value::Null), true));
+}
+
 /// An rmcp client whose person approves a call whose arguments say `yes`, and
 /// declines every other.
 #[derive(Clone, Default)]

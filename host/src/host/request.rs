@@ -339,11 +339,11 @@ impl Call<'_> {
     /// needs no approval); the error that stops it when it needed one and got none.
     async fn approved(&self, registry: &Registry, tool: &str, step: &Step<'_>) -> Result<bool, ToolError> {
         let approval = &self.host.core.approval;
-        if !approval.is_set() {
+        if !approval.is_set() && !registry.asks_approval() {
             return Ok(false);
         }
         let Some(spec) = registry.spec(tool) else { return Ok(false) };
-        if !approval.needed(tool, &spec.annotations) {
+        if !spec.approval && !approval.needed(tool, &spec.annotations) {
             return Ok(false);
         }
         approval.ask(self.observer.as_ref(), tool, &step.arguments()).await?;

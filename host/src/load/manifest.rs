@@ -2,6 +2,11 @@
 //! what the component is granted and the limits it runs under.
 //!
 //! ```toml
+//! hide = ["init"]       # exports that are toolchain plumbing, not tools
+//! exclude = ["debug_*"] # tools not served, by pattern (or include = [...]: only these)
+//! secrets = ["API_KEY"] # secrets its calls need (`toolhost secret set`): a call is
+//!                       # refused, naming the command, while one is not set
+//!
 //! [limits]
 //! time_ms = 2000        # wall-clock time per call
 //! memory_mb = 64        # linear memory per instance
@@ -19,9 +24,6 @@
 //! [network]             # hosts HTTP requests may go to (nothing else is reachable)
 //! allow = ["api.example.com", "*.example.org", "127.0.0.1:8080"]
 //!
-//! hide = ["init"]       # exports that are toolchain plumbing, not tools
-//! exclude = ["debug_*"] # tools not served, by pattern (or include = [...]: only these)
-//!
 //! [tools.greet]         # a tool's description, for toolchains that drop WIT docs
 //! title = "Greeter"     # a human-readable name (else made from the tool's name)
 //! description = "Greets someone by name."
@@ -30,6 +32,7 @@
 //! destructive = false
 //! task = "optional"     # over MCP, to a client that takes tasks: "optional" (a long
 //!                       # call becomes a task), "required" (every call), "forbidden"
+//! approval = true       # a person approves each call before it runs (`Approval`)
 //! ```
 //!
 //! `[tools.NAME]` also shapes the tool as a model sees it (`shaping.rs`: `name`,

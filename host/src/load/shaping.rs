@@ -15,6 +15,9 @@
 //! params = { city = "a city name, in English" }
 //! defaults = { units = "metric" }    # shown as optional, filled in when left out
 //! fixed = { api_version = 2 }        # hidden from the model, always sent
+//!
+//! [tools.delete_forecast]
+//! approval = true                    # a person approves each call before it runs
 //! ```
 
 use std::collections::BTreeMap;
@@ -56,6 +59,8 @@ pub(crate) struct ToolTable {
     pub(crate) destructive: Option<bool>,
     /// Whether its calls may go on as tasks over MCP.
     pub(crate) task: Option<TaskSupport>,
+    /// That a person approves each of its calls before it runs.
+    pub(crate) approval: Option<bool>,
 }
 
 /// The lines a file writes each tool's table and each parameter key of it on.
@@ -160,6 +165,7 @@ impl ToolTable {
         spec.annotations.idempotent = self.idempotent.unwrap_or(spec.annotations.idempotent);
         spec.annotations.destructive = self.destructive.unwrap_or(spec.annotations.destructive);
         spec.tasks = self.task.unwrap_or(spec.tasks);
+        spec.approval = self.approval.unwrap_or(spec.approval);
         self.note_params(key, spec, lines)?;
         self.shape_params(key, spec, lines)?;
         if let Some(name) = &self.name {

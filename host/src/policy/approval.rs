@@ -104,7 +104,7 @@ impl Asking {
     ) -> Result<(), ToolError> {
         let refused = |reason| ToolError::NotApproved { tool: tool.to_string(), reason };
         let Some(observer) = observer else { return Err(refused(Unapproved::NoOneToAsk)) };
-        let answer = observer.elicit(question(tool, arguments));
+        let answer = observer.approve(tool, arguments, question(tool, arguments));
         match tokio::time::timeout(self.wait, answer).await {
             Ok(ElicitationAnswer::Accept(values)) if values["approve"] == json!(true) => Ok(()),
             Ok(ElicitationAnswer::Accept(_) | ElicitationAnswer::Decline) => Err(refused(Unapproved::Declined)),

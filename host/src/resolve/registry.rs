@@ -86,6 +86,8 @@ pub struct Registry {
     from_provider: HashMap<String, String>,
     /// What building the registry found a user should know (provider names that collided).
     warnings: Vec<String>,
+    /// Whether any tool's file says a person approves its calls.
+    approvals: bool,
 }
 
 impl Registry {
@@ -209,8 +211,15 @@ impl Registry {
         }
     }
 
+    /// Whether any tool's file says a person approves each of its calls (nothing to
+    /// look up per call when none does).
+    pub(crate) fn asks_approval(&self) -> bool {
+        self.approvals
+    }
+
     fn insert(&mut self, spec: ToolSpec, tool: ToolRef) {
         let key = tool_key(unqualified(&spec.name));
+        self.approvals |= spec.approval;
         self.components.insert(normalise(&spec.component), spec.component.clone());
         add_sorted(self.by_key.entry(key).or_default(), &spec.name);
         // A renamed tool's own name still reaches it, as a repair.

@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use futures::future::{BoxFuture, FutureExt as _, ready};
+use serde_json::Value;
 
 use super::asks::{Elicitation, ElicitationAnswer, Sampling};
 
@@ -79,6 +80,14 @@ pub trait CallObserver: Send + Sync {
     /// answer (at most its call's time limit). Unless implemented, declines.
     fn elicit(&self, _question: Elicitation) -> BoxFuture<'static, ElicitationAnswer> {
         ready(ElicitationAnswer::Decline).boxed()
+    }
+
+    /// The host asks the person whether `tool` may run with `arguments` (the host's
+    /// `Approval`, or the tool's file); `question` says the same in words, with one
+    /// yes-or-no field, `approve`. The call runs on `Accept` with `approve: true`.
+    /// Unless implemented, asked as a tool's question is ([`CallObserver::elicit`]).
+    fn approve(&self, _tool: &str, _arguments: &Value, question: Elicitation) -> BoxFuture<'static, ElicitationAnswer> {
+        self.elicit(question)
     }
 
     /// The tool asks the caller's model to continue a conversation, and waits for

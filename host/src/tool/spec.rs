@@ -43,6 +43,9 @@ pub struct ToolSpec {
     /// Other names a call may use for it: its own name, when an operator renamed it
     /// (`[tools.NAME] name = "…"`).
     pub aliases: Vec<String>,
+    /// Whether a person approves each call before it runs, whatever the host's
+    /// `Approval` says (`[tools.NAME] approval = true`).
+    pub approval: bool,
 }
 
 /// Where a tool comes from, and the facts only that kind of tool has.
@@ -264,6 +267,7 @@ impl ToolSpec {
             origin: ToolOrigin::Component(WitFunction::new(&name.replace('_', "-"), Vec::new(), None)),
             shaping: ParamShaping::default(),
             aliases: Vec::new(),
+            approval: false,
         }
     }
 
