@@ -54,6 +54,8 @@
 //! time_limit_ms = 1000         # optional: each look's limits (1 s, 64 MiB unless given)
 //! memory_mb = 64
 //! env = { ALLOW = "notes/" }   # optional: its settings (it is granted nothing else)
+//! reuse = true                 # optional: its instances serve many calls (only for a
+//!                              # policy that keeps nothing between them)
 //!
 //! [secrets.weather]            # given to that component's calls alone
 //! API_KEY = "${WEATHER_KEY}"   # or { file = "/run/secrets/weather-key" }
@@ -180,6 +182,9 @@ pub(crate) struct PolicyConfig {
     /// Its settings, as environment variables (it is granted nothing else).
     #[serde(default)]
     pub(crate) env: BTreeMap<String, String>,
+    /// Whether an instance serves later calls too (`PolicyComponent::reuse_instances`).
+    #[serde(default)]
+    pub(crate) reuse: bool,
 }
 
 impl PolicyConfig {
@@ -193,7 +198,7 @@ impl PolicyConfig {
             limits.memory_bytes = mb.saturating_mul(1 << 20);
         }
         let scope = PolicyScope::every_call().tools(self.tools.iter().cloned()).callers(self.callers.iter().cloned());
-        let component = PolicyComponent::new(&self.component).scope(scope).limits(limits);
+        let component = PolicyComponent::new(&self.component).scope(scope).limits(limits).reuse_instances(self.reuse);
         builder.policy_component(self.env.iter().fold(component, |component, (name, value)| component.env(name, value)))
     }
 
@@ -204,10 +209,11 @@ impl PolicyConfig {
             names => format!("{what}s [{}]", names.join(", ")),
         };
         format!(
-            "policy: {} for {} and {}",
+            "policy: {} for {} and {}{}",
             self.component.display(),
             some("tool", &self.tools),
-            some("caller", &self.callers)
+            some("caller", &self.callers),
+            if self.reuse { ", its instances reused" } else { "" }
         )
     }
 }

@@ -59,7 +59,10 @@ fn dispatch(c: &mut Criterion) {
 }
 
 /// What policies add to the trivial call: none, one policy component that allows
-/// everything (`policy-noop`), three of them, and one Rust policy that does.
+/// everything (`policy-noop`), three of them, one Rust policy that does, and the
+/// policy component with its instances reused (`reuse_instances`); each
+/// back-to-back, and paced (`policy/paced/…`) as `dispatch/paced/1ms` is: the
+/// latency an agent sees, when the instances were made while it waited.
 fn policy(c: &mut Criterion) {
     let noop = || PolicyComponent::new(built("test-guests").join("policy-noop.wasm"));
     let chained = |count: usize| {
@@ -80,9 +83,29 @@ fn policy(c: &mut Criterion) {
         .build()
         .expect("the host builds");
     let arguments = json!({"text": "hello"});
+    let reused = Host::builder()
+        .component_file(built("test-guests").join("hostile.wasm"))
+        .cache_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-cache"))
+        .compiler(Compiler::Optimizing)
+        .policy_component(noop().reuse_instances(true))
+        .build()
+        .expect("the host builds");
+    let hosts = [
+        ("none", chained(0)),
+        ("noop", chained(1)),
+        ("three", chained(3)),
+        ("rust-noop", native),
+        ("noop-reused", reused),
+    ];
     let mut group = c.benchmark_group("policy");
-    for (label, host) in [("none", chained(0)), ("noop", chained(1)), ("three", chained(3)), ("rust-noop", native)] {
-        group.bench_function(label, |b| b.iter(|| host.call("echo", &arguments).expect("echo")));
+    for (label, host) in &hosts {
+        group.bench_function(*label, |b| b.iter(|| host.call("echo", &arguments).expect("echo")));
+    }
+    group.finish();
+    let mut group = c.benchmark_group("policy/paced");
+    paced_settings(&mut group);
+    for (label, host) in &hosts {
+        group.bench_function(*label, |b| b.iter_custom(|iterations| paced_calls(host, "echo", &arguments, iterations)));
     }
     group.finish();
 }

@@ -74,6 +74,30 @@ fn a_misbehaving_policy_component_fails_closed_within_its_limits_and_the_host_se
     assert_eq!(echo(&host, "still here"), Ok(json!("still here")));
 }
 
+#[test]
+fn a_reused_instance_serves_later_calls_and_one_that_failed_is_never_used_again() {
+    let probe = |reuse: bool| {
+        let builder = Host::builder().component_file(test_guest("hostile")).cache_dir(common::test_cache_dir());
+        builder
+            .policy_component(PolicyComponent::new(test_guest("policy-probe")).reuse_instances(reuse))
+            .build()
+            .expect("the host builds")
+    };
+    let counted = |host: &Host| refusal(echo(host, "count")).1;
+    let (fresh, reused) = (probe(false), probe(true));
+    for _ in 0..3 {
+        assert_eq!(counted(&fresh), "This instance has looked at 1 calls.", "a fresh instance per call");
+    }
+    for count in 1..=3 {
+        assert_eq!(counted(&reused), format!("This instance has looked at {count} calls."));
+    }
+    assert_eq!(echo(&reused, "hello"), Ok(json!("hello")));
+    assert_eq!(counted(&reused), "This instance has looked at 5 calls.");
+    // An instance that trapped is dropped: the next call starts a fresh one.
+    assert_eq!(refusal(echo(&reused, "trap")).1, "A policy (policy-probe) failed, so the call of 'echo' was not run.");
+    assert_eq!(counted(&reused), "This instance has looked at 1 calls.");
+}
+
 /// Refuses `secret`, rewrites `shout` to upper case, panics on `panic`, and marks
 /// results it passes with a `!`.
 struct Loud;
@@ -183,7 +207,8 @@ fn the_config_chains_policy_components_for_the_callers_it_names_over_mcp() {
     std::fs::copy(test_guest("policy-probe"), folder.path().join("probe.wasm")).expect("copy");
     let (config, audit) = (folder.path().join("toolhost.toml"), folder.path().join("audit.log"));
     let text = "[auth.tokens]\nci = \"${POLICY_TEST_CI}\"\nops = \"${POLICY_TEST_OPS}\"\n\
-                [[policy]]\ncomponent = \"probe.wasm\"\ntools = [\"echo\"]\ncallers = [\"ci\"]\ntime_limit_ms = 500\n";
+                [[policy]]\ncomponent = \"probe.wasm\"\ntools = [\"echo\"]\ncallers = [\"ci\"]\ntime_limit_ms = 500\n\
+                reuse = true\n";
     std::fs::write(&config, text).expect("write the config");
     let check = std::process::Command::new(env!("CARGO_BIN_EXE_toolhost"))
         .args(["config", "check"])
@@ -193,7 +218,8 @@ fn the_config_chains_policy_components_for_the_callers_it_names_over_mcp() {
         .expect("toolhost runs");
     let summary = String::from_utf8_lossy(&check.stdout);
     let probe = folder.path().join("probe.wasm");
-    assert!(summary.contains(&format!("policy: {} for tools [echo] and callers [ci]", probe.display())), "{summary}");
+    let line = format!("policy: {} for tools [echo] and callers [ci], its instances reused", probe.display());
+    assert!(summary.contains(&line), "{summary}");
     let options = ["--config", config.to_str().expect("UTF-8"), "--audit-log", audit.to_str().expect("UTF-8")];
     let env = [("POLICY_TEST_CI", "ci-token"), ("POLICY_TEST_OPS", "ops-token")];
     let server = crate::http::Server::start_with_env(&plugins, &options, &env);

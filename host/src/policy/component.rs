@@ -1,8 +1,9 @@
 //! A policy component (`wit/toolhost.wit`'s `policy-component` world): loaded once,
 //! linked like a tool, and run in a fresh instance for each call it looks at (both its
-//! looks, before and after), each look under its own limits.
+//! looks, before and after; or, when it is set to reuse them, in an instance that
+//! served earlier calls and ended well), each look under its own limits.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Number, Value};
 use wasmtime::Store;
@@ -12,6 +13,7 @@ use super::fields::{self, Field};
 use super::{PolicyCall, PolicyComponent, Verdict};
 use crate::invoke::{Recipe, WarmPool, Warmer, new_store, within};
 use crate::load::{Cache, optimized_code};
+use crate::mutex::lock;
 use crate::runtime::Runtime;
 use crate::sandbox::{CallState, Grants, Limits};
 
@@ -20,6 +22,9 @@ const INTERFACE: &str = "toolhost:tool/policy@0.3.0";
 
 /// The largest policy component file read.
 const MAX_BYTES: u64 = 256 << 20;
+
+/// The most instances kept for reuse per policy (one per call running at once).
+const MAX_REUSED: usize = 8;
 
 /// An instance of a policy component and its store, for both looks at one call (no
 /// instance serves two calls).
@@ -33,6 +38,8 @@ pub(crate) struct ComponentPolicy {
     warm: Arc<WarmPool>,
     before: ComponentExportIndex,
     after: ComponentExportIndex,
+    /// Instances that ended their calls well, for later calls (`reuse_instances`).
+    reused: Option<Mutex<Vec<Held>>>,
 }
 
 impl ComponentPolicy {
@@ -63,7 +70,8 @@ impl ComponentPolicy {
         let mut grants = Grants::default();
         grants.env.clone_from(&setting.env);
         let recipe = Recipe { component: name.into(), pre, grants, limits: setting.limits };
-        let policy = ComponentPolicy { warm: warmer.pool(runtime, recipe), before, after };
+        let reused = setting.reuse.then(|| Mutex::new(Vec::new()));
+        let policy = ComponentPolicy { warm: warmer.pool(runtime, recipe), before, after, reused };
         runtime.block_on(policy.check_types())?;
         Ok(policy)
     }
@@ -80,9 +88,14 @@ impl ComponentPolicy {
         Ok(())
     }
 
-    /// A fresh instance for the looks at one call, its guest code yielding at every
-    /// epoch tick (each look's time limit is the timeout around it).
+    /// An instance for the looks at one call (fresh, unless one is kept for reuse),
+    /// its guest code yielding at every epoch tick (each look's time limit is the
+    /// timeout around it).
     pub(crate) async fn instance(&self) -> Result<Held, String> {
+        if let Some(mut held) = self.reused.as_ref().and_then(|reused| lock(reused).pop()) {
+            held.store.set_epoch_deadline(1);
+            return Ok(held);
+        }
         let (mut store, ready) = match self.warm.take() {
             Some(fresh) => (fresh.store, Some(fresh.instance)),
             None => (new_store(self.warm.recipe(), None).map_err(|e| e.to_string())?, None),
@@ -96,8 +109,16 @@ impl ComponentPolicy {
         Ok(Held { store, instance })
     }
 
-    /// Hands `held` back to be dropped off the call's path.
-    pub(crate) fn finish(&self, held: Held) {
+    /// Keeps `held` for a later call when instances are reused and its looks ended
+    /// `well`; else hands it back to be dropped off the call's path.
+    pub(crate) fn finish(&self, held: Held, well: bool) {
+        if let Some(reused) = self.reused.as_ref().filter(|_| well) {
+            let mut reused = lock(reused);
+            if reused.len() < MAX_REUSED {
+                reused.push(held);
+                return;
+            }
+        }
         self.warm.finish(held.store, true);
     }
 

@@ -143,6 +143,7 @@ pub struct PolicyComponent {
     scope: PolicyScope,
     limits: Limits,
     env: Vec<(String, String)>,
+    reuse: bool,
 }
 
 impl PolicyComponent {
@@ -153,6 +154,7 @@ impl PolicyComponent {
             scope: PolicyScope::every_call(),
             limits: DEFAULT_POLICY_LIMITS,
             env: Vec::new(),
+            reuse: false,
         }
     }
 
@@ -172,6 +174,16 @@ impl PolicyComponent {
     /// The environment variable `name` set to `value` while it runs.
     pub fn env(mut self, name: &str, value: &str) -> PolicyComponent {
         self.env.push((name.into(), value.into()));
+        self
+    }
+
+    /// With `true`, an instance that looked at a call and ended well serves later
+    /// calls too, one at a time, instead of a fresh instance per call: a look then
+    /// costs a call into the instance, not making one. Only for a policy that keeps
+    /// nothing between calls: what it keeps, a later call (of any caller) may see. An
+    /// instance that failed is never used again. Off unless set.
+    pub fn reuse_instances(mut self, reuse: bool) -> PolicyComponent {
+        self.reuse = reuse;
         self
     }
 }
@@ -263,7 +275,7 @@ impl Policies {
         if !self.0.iter().any(|policy| chosen(&policy)) {
             return None;
         }
-        let looks = self.0.iter().filter(chosen).map(|policy| Look { policy, held: None }).collect();
+        let looks = self.0.iter().filter(chosen).map(|policy| Look { policy, held: None, failed: false }).collect();
         Some(Screening { tool, caller, looks, arguments: Value::Null })
     }
 }
@@ -284,6 +296,8 @@ struct Look<'p> {
     policy: &'p Chained,
     /// A component's instance for this call, once it has looked.
     held: Option<Held>,
+    /// Whether a look failed (its instance is then never used again).
+    failed: bool,
 }
 
 impl Look<'_> {
@@ -296,7 +310,9 @@ impl Look<'_> {
                     Some(held) => held,
                     empty => empty.insert(component.instance().await?),
                 };
-                component.before(held, call).await
+                let verdict = component.before(held, call).await;
+                self.failed |= verdict.is_err();
+                verdict
             }
         }
     }
@@ -310,7 +326,9 @@ impl Look<'_> {
                     Some(held) => held,
                     empty => empty.insert(component.instance().await?),
                 };
-                component.after(held, call, shown).await
+                let verdict = component.after(held, call, shown).await;
+                self.failed |= verdict.is_err();
+                verdict
             }
         }
     }
@@ -319,7 +337,7 @@ impl Look<'_> {
 impl Drop for Look<'_> {
     fn drop(&mut self) {
         if let (Kind::Component(component), Some(held)) = (&self.policy.kind, self.held.take()) {
-            component.finish(held);
+            component.finish(held, !self.failed);
         }
     }
 }

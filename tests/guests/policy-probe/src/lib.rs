@@ -1,7 +1,8 @@
 //! Test-only policy component. Before a call it looks at the argument `text` and
 //! does what it names: `deny …` refuses, `loop` spins, `trap` panics, `flood`
 //! answers with 100,000 rewrites, `huge` rewrites `text` to 4 MiB, `elsewhere`
-//! rewrites a field that is not there, `number` and `boolean` rewrite `text` to one, and text
+//! rewrites a field that is not there, `number` and `boolean` rewrite `text` to one,
+//! `count` refuses saying how many calls this instance has looked at, and text
 //! holding an email address has it redacted. After a call it redacts email
 //! addresses in the result's texts, refuses a result holding `sk-` (a secret's
 //! prefix), and panics on one holding `trap after`.
@@ -18,10 +19,15 @@ use exports::toolhost::tool::policy::{Call, Field, Guest, Scalar, Verdict};
 
 struct Probe;
 
+/// The calls this instance has looked at before they ran.
+static LOOKED_AT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
 impl Guest for Probe {
     fn before(call: Call) -> Verdict {
+        let looked_at = LOOKED_AT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         let Some(text) = text_at(&call.arguments, "/text") else { return Verdict::Allow };
         match text.as_str() {
+            "count" => Verdict::Deny(format!("This instance has looked at {looked_at} calls.")),
             "loop" => loop {
                 std::hint::black_box(&call);
             },
