@@ -51,6 +51,7 @@
 //! component = "policies/pii-redact.wasm"
 //! tools = ["files.*"]          # optional: only calls of these tools
 //! callers = ["ci"]             # optional: only calls for these callers
+//! profiles = ["math"]          # optional: only calls through these profiles
 //! time_limit_ms = 1000         # optional: each look's limits (1 s, 64 MiB unless given)
 //! memory_mb = 64
 //! env = { ALLOW = "notes/" }   # optional: its settings (it is granted nothing else)
@@ -175,6 +176,9 @@ pub(crate) struct PolicyConfig {
     /// Callers (token names, OAuth subjects); none is every caller.
     #[serde(default)]
     pub(crate) callers: Vec<String>,
+    /// Profiles (`[profiles.NAME]`) whose calls it looks at; none is every call.
+    #[serde(default)]
+    pub(crate) profiles: Vec<String>,
     /// Each look's time limit.
     pub(crate) time_limit_ms: Option<u64>,
     /// Each look's memory limit.
@@ -197,7 +201,10 @@ impl PolicyConfig {
         if let Some(mb) = self.memory_mb {
             limits.memory_bytes = mb.saturating_mul(1 << 20);
         }
-        let scope = PolicyScope::every_call().tools(self.tools.iter().cloned()).callers(self.callers.iter().cloned());
+        let scope = PolicyScope::every_call()
+            .tools(self.tools.iter().cloned())
+            .callers(self.callers.iter().cloned())
+            .profiles(self.profiles.iter().cloned());
         let component = PolicyComponent::new(&self.component).scope(scope).limits(limits).reuse_instances(self.reuse);
         builder.policy_component(self.env.iter().fold(component, |component, (name, value)| component.env(name, value)))
     }
@@ -208,8 +215,12 @@ impl PolicyConfig {
             [] => format!("every {what}"),
             names => format!("{what}s [{}]", names.join(", ")),
         };
+        let profiles = match self.profiles.as_slice() {
+            [] => String::new(),
+            names => format!(" in profiles [{}]", names.join(", ")),
+        };
         format!(
-            "policy: {} for {} and {}{}",
+            "policy: {} for {} and {}{profiles}{}",
             self.component.display(),
             some("tool", &self.tools),
             some("caller", &self.callers),
@@ -236,7 +247,8 @@ impl Config {
             if !Profile::valid_name(name) {
                 bail!("[profiles.{name}]: a profile's name is its path (/mcp/NAME): use letters, digits, '_' and '-'");
             }
-            let mut profile = Profile::new(&written.tools).with_context(|| format!("[profiles.{name}] tools"))?;
+            let mut profile =
+                Profile::new(&written.tools).with_context(|| format!("[profiles.{name}] tools"))?.named(name);
             if let Some(core) = &written.disclose {
                 profile =
                     profile.disclosing(Disclosure::new(core).with_context(|| format!("[profiles.{name}] disclose"))?);
@@ -423,6 +435,15 @@ impl Config {
         for policy in &config.policies {
             if !policy.component.is_file() {
                 bail!("{}: [[policy]] component {}: no such file", file.display(), policy.component.display());
+            }
+            if let Some(unknown) = policy.profiles.iter().find(|name| !config.profiles.contains_key(*name)) {
+                let defined: Vec<&str> = config.profiles.keys().map(String::as_str).collect();
+                bail!(
+                    "{}: [[policy]] {}: no profile '{unknown}' (the [profiles] define {})",
+                    file.display(),
+                    policy.component.display(),
+                    if defined.is_empty() { "none".to_string() } else { defined.join(", ") }
+                );
             }
         }
         Ok(config)

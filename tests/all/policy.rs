@@ -198,13 +198,20 @@ fn a_policy_component_in_a_plugin_folder_is_not_served_as_tools() {
     assert!(host.tool("before").is_none() && host.tool("after").is_none());
 }
 
-#[test]
-fn the_config_chains_policy_components_for_the_callers_it_names_over_mcp() {
+/// A folder holding `plugins/hostile.wasm` and the probe as `probe.wasm`, for a
+/// config to name; and its plugin folder.
+fn served_with_probe() -> (tempfile::TempDir, std::path::PathBuf) {
     let folder = tempfile::tempdir().expect("a folder");
     let plugins = folder.path().join("plugins");
     std::fs::create_dir(&plugins).expect("a plugin folder");
     std::fs::copy(test_guest("hostile"), plugins.join("hostile.wasm")).expect("copy");
     std::fs::copy(test_guest("policy-probe"), folder.path().join("probe.wasm")).expect("copy");
+    (folder, plugins)
+}
+
+#[test]
+fn the_config_chains_policy_components_for_the_callers_it_names_over_mcp() {
+    let (folder, plugins) = served_with_probe();
     let (config, audit) = (folder.path().join("toolhost.toml"), folder.path().join("audit.log"));
     let text = "[auth.tokens]\nci = \"${POLICY_TEST_CI}\"\nops = \"${POLICY_TEST_OPS}\"\n\
                 [[policy]]\ncomponent = \"probe.wasm\"\ntools = [\"echo\"]\ncallers = [\"ci\"]\ntime_limit_ms = 500\n\
@@ -257,6 +264,44 @@ fn the_config_chains_policy_components_for_the_callers_it_names_over_mcp() {
         .collect();
     let expected = [("ci", "refused"), ("ci", "ok"), ("ops", "ok"), ("ops", "ok")];
     assert_eq!(outcomes, expected.map(|(caller, outcome)| (caller.to_string(), outcome.to_string())));
+}
+
+#[test]
+fn a_policy_for_a_profile_looks_only_at_the_calls_that_come_through_it() {
+    let (folder, plugins) = served_with_probe();
+    let config = folder.path().join("toolhost.toml");
+    let text = "[profiles.guarded]\ntools = [\"echo\"]\n\n[profiles.open]\ntools = [\"echo\"]\n\n\
+                [[policy]]\ncomponent = \"probe.wasm\"\nprofiles = [\"guarded\"]\n";
+    std::fs::write(&config, text).expect("write the config");
+    let options = ["--config", config.to_str().expect("UTF-8")];
+    let server = crate::http::Server::start_with_env(&plugins, &options, &[]);
+    server.wait_until_ready();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+    let texts = runtime.block_on(async {
+        let mut texts = Vec::new();
+        for path in ["/guarded", "/open", ""] {
+            let client = crate::http::client(&format!("{}{path}", server.url()), None, None).await;
+            let result = client.call_tool(crate::http::call("echo", json!({"text": "deny here"}))).await;
+            let result = result.expect("tools/call");
+            texts.push(serde_json::to_value(&result.content).expect("JSON")[0]["text"].clone());
+            client.cancel().await.expect("the client closes");
+        }
+        texts
+    });
+    assert_eq!(texts, [json!("The probe refused: here"), json!("\"deny here\""), json!("\"deny here\"")]);
+
+    // A profile the config does not define is named, with those it does.
+    std::fs::write(&config, text.replace("profiles = [\"guarded\"]", "profiles = [\"gaurded\"]")).expect("write");
+    let check = std::process::Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(["config", "check"])
+        .arg(&config)
+        .output()
+        .expect("toolhost runs");
+    let said = String::from_utf8_lossy(&check.stderr);
+    assert!(
+        !check.status.success() && said.contains("no profile 'gaurded' (the [profiles] define guarded, open)"),
+        "{said}"
+    );
 }
 
 /// The example policy `name` (built by `scripts/build-guests.sh` into target/policies).

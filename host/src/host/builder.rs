@@ -300,7 +300,7 @@ impl HostBuilder {
         if watch {
             HostCore::start_watching(&core)?;
         }
-        Ok(Host { core, toolset: None, disclosure: None })
+        Ok(Host { core, toolset: None, disclosure: None, profile: None })
     }
 
     /// The cache as configured, or why it cannot be used.

@@ -65,6 +65,9 @@ pub struct Host {
     toolset: Option<Arc<Toolset>>,
     /// Which of its tools this host shows a model, when not all (see [`Host::disclosing`]).
     disclosure: Option<Arc<Disclosure>>,
+    /// The profile it serves, when a named [`Profile`] made it (policies may be
+    /// scoped by profile).
+    profile: Option<Arc<str>>,
 }
 
 /// What every clone of a host shares: the runtime, the settings it was built with,

@@ -20,6 +20,7 @@ use crate::resolve::{ToolsetError, glob_set};
 pub struct Profile {
     tools: Vec<String>,
     disclosure: Option<Disclosure>,
+    name: Option<std::sync::Arc<str>>,
 }
 
 impl Profile {
@@ -27,7 +28,15 @@ impl Profile {
     /// characters, `?` for one). A pattern that does not read is an error naming it.
     pub fn new<S: AsRef<str>>(tools: &[S]) -> Result<Profile, ToolsetError> {
         glob_set(tools)?;
-        Ok(Profile { tools: tools.iter().map(|tool| tool.as_ref().to_string()).collect(), disclosure: None })
+        let tools = tools.iter().map(|tool| tool.as_ref().to_string()).collect();
+        Ok(Profile { tools, disclosure: None, name: None })
+    }
+
+    /// The same profile, named `name`: the calls of the host it makes are its calls,
+    /// for the policies scoped to it (`PolicyScope::profiles`).
+    #[must_use]
+    pub fn named(self, name: &str) -> Profile {
+        Profile { name: Some(name.into()), ..self }
     }
 
     /// The same tools, shown through `disclosure`'s core and finder.
@@ -55,7 +64,8 @@ impl Profile {
     /// `host` as the profile serves it: a toolset of the matching tools (kept current
     /// across reloads), disclosing when the profile does.
     pub fn apply(&self, host: &Host) -> Result<Host, ToolsetError> {
-        let toolset = host.toolset_matching(&self.tools)?;
+        let mut toolset = host.toolset_matching(&self.tools)?;
+        toolset.profile.clone_from(&self.name);
         Ok(match &self.disclosure {
             Some(disclosure) => toolset.disclosing(disclosure.clone()),
             None => toolset,

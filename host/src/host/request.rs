@@ -322,7 +322,8 @@ impl Call<'_> {
         tool: &'s str,
         step: Step<'s>,
     ) -> Result<(Step<'s>, Option<Screening<'s>>), ToolError> {
-        let Some(mut screening) = self.host.core.policies.screening(tool, self.caller) else {
+        let Some(mut screening) = self.host.core.policies.screening(tool, self.caller, self.host.profile.as_deref())
+        else {
             return Ok((step, None));
         };
         let given = step.arguments();

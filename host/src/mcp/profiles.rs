@@ -16,6 +16,7 @@ pub(crate) struct Profiles {
 
 impl Profiles {
     pub(crate) fn new(named: BTreeMap<String, Profile>) -> Profiles {
+        let named = named.into_iter().map(|(name, profile)| (name.clone(), profile.named(&name))).collect();
         Profiles { named, hosts: Mutex::default() }
     }
 

@@ -93,11 +93,12 @@ pub enum Verdict {
 
 /// Which calls a policy looks at: every call unless narrowed by patterns of the tools'
 /// registered names (`read_file`, `*_file`; the patterns of a plugin's `include`) or
-/// by callers.
+/// by callers or by the profiles the calls come through.
 #[derive(Debug, Clone, Default)]
 pub struct PolicyScope {
     tools: Vec<String>,
     callers: Vec<String>,
+    profiles: Vec<String>,
 }
 
 impl PolicyScope {
@@ -116,6 +117,22 @@ impl PolicyScope {
     pub fn callers<S: Into<String>>(mut self, callers: impl IntoIterator<Item = S>) -> PolicyScope {
         self.callers.extend(callers.into_iter().map(Into::into));
         self
+    }
+
+    /// Only calls made through one of the named `profiles` (a host a named
+    /// [`Profile`](crate::Profile) made: over HTTP, `/mcp/NAME`).
+    pub fn profiles<S: Into<String>>(mut self, profiles: impl IntoIterator<Item = S>) -> PolicyScope {
+        self.profiles.extend(profiles.into_iter().map(Into::into));
+        self
+    }
+
+    /// Whether a call of `tool` for `caller` through `profile` is in scope (`tools`
+    /// read into `choice`).
+    fn chooses(&self, tools: &Choice, tool: &str, caller: Option<&str>, profile: Option<&str>) -> bool {
+        let named = |names: &[String], name: Option<&str>| {
+            names.is_empty() || name.is_some_and(|name| names.iter().any(|given| given == name))
+        };
+        tools.serves(tool) && named(&self.callers, caller) && named(&self.profiles, profile)
     }
 }
 
@@ -232,7 +249,7 @@ struct Chained {
     name: String,
     kind: Kind,
     tools: Choice,
-    callers: Vec<String>,
+    scope: PolicyScope,
 }
 
 enum Kind {
@@ -260,18 +277,20 @@ impl Policies {
                 ),
             };
             let tools = Choice::new(&setting.scope.tools, &[]).map_err(failed)?;
-            chained.push(Chained { name: setting.name.clone(), kind, tools, callers: setting.scope.callers.clone() });
+            chained.push(Chained { name: setting.name.clone(), kind, tools, scope: setting.scope.clone() });
         }
         Ok(Policies(chained))
     }
 
-    /// The looks at one call of `tool` for `caller`: `None` when no policy is chosen
-    /// for it (the call then runs as if there were no policies).
-    pub(crate) fn screening<'p>(&'p self, tool: &'p str, caller: Option<&'p str>) -> Option<Screening<'p>> {
-        let chosen = |policy: &&Chained| {
-            policy.tools.serves(tool)
-                && (policy.callers.is_empty() || caller.is_some_and(|c| policy.callers.iter().any(|p| p == c)))
-        };
+    /// The looks at one call of `tool` for `caller` through `profile`: `None` when no
+    /// policy is chosen for it (the call then runs as if there were no policies).
+    pub(crate) fn screening<'p>(
+        &'p self,
+        tool: &'p str,
+        caller: Option<&'p str>,
+        profile: Option<&str>,
+    ) -> Option<Screening<'p>> {
+        let chosen = |policy: &&Chained| policy.scope.chooses(&policy.tools, tool, caller, profile);
         if !self.0.iter().any(|policy| chosen(&policy)) {
             return None;
         }
