@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use crate::mutex::lock;
-use crate::sandbox::{Secret, SecretCell, SecretSet};
+use crate::sandbox::{Secret, SecretCell, SecretSet, is_secret_name};
 use crate::sys::{self, Owner};
 
 /// The largest secret read: a key, a token, a certificate.
@@ -248,9 +248,11 @@ fn check_component(name: &str) -> Result<(), SecretError> {
 }
 
 fn check_secret(name: &str) -> Result<(), SecretError> {
-    let fits = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    fits.then_some(()).ok_or_else(|| SecretError::BadName { what: "secret", name: name.into(), rule: SECRET_RULE })
+    is_secret_name(name).then_some(()).ok_or_else(|| SecretError::BadName {
+        what: "secret",
+        name: name.into(),
+        rule: SECRET_RULE,
+    })
 }
 
 #[cfg(test)]

@@ -8,7 +8,9 @@
 use futures::future::{FutureExt as _, ready};
 use wasmtime::component::{ComponentType, Lift, Linker, Lower, Val};
 
-use crate::sandbox::{CallState, Elicitation, ElicitationAnswer, LogLevel, Progress, Sampling, SamplingRole, redact};
+use crate::sandbox::{
+    CallState, Elicitation, ElicitationAnswer, LogLevel, Progress, Sampling, SamplingRole, is_secret_name, redact,
+};
 use crate::tool::{Content, ResourceContents, ResourceLink};
 
 /// The versions of the package the host serves; a component may import any.
@@ -79,9 +81,11 @@ fn config_get(state: &CallState, key: &str) -> Result<Option<String>, ConfigErro
     if let Some(secret) = state.secrets.get(key) {
         return Ok(Some(secret.value().to_string()));
     }
-    let named = key.len() <= 128 && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if !named {
-        return Err(ConfigError::Upstream("no secret is named so: a secret's name is letters, digits and '_'".into()));
+    // Not echoed when it can name no secret (a long one would fill the log).
+    if key.len() > 128 || !is_secret_name(key) {
+        return Err(ConfigError::Upstream(
+            "no secret is named so: a secret's name is letters, digits and '_', not starting with a digit".into(),
+        ));
     }
     let component = &state.component;
     tracing::warn!(%component, "the component asked for the secret '{key}', which is not set");

@@ -70,7 +70,7 @@ pub use http::{HttpHostPattern, HttpHostPatternError};
 pub(crate) use reports::Reports;
 pub use reports::{CallObserver, LogLevel, Progress};
 pub(crate) use root::EmptyRoot;
-pub(crate) use secret::{Secret, SecretCell, SecretSet, redact};
+pub(crate) use secret::{Secret, SecretCell, SecretSet, is_secret_name, redact};
 pub(crate) use shims::install as install_shims;
 pub(crate) use state::{CallState, GrantError};
 

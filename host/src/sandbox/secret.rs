@@ -91,6 +91,13 @@ impl PartialEq for SecretCell {
 
 impl Eq for SecretCell {}
 
+/// Whether `name` can name a secret: a variable's name (letters, digits and `_`, not
+/// starting with a digit), since calls see secrets as environment variables.
+pub(crate) fn is_secret_name(name: &str) -> bool {
+    name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// `text` with the value of each of `secrets` replaced by `[secret NAME]`.
 pub(crate) fn redact<'t>(text: &'t str, secrets: &[(String, Secret)]) -> Cow<'t, str> {
     let mut text = Cow::Borrowed(text);
