@@ -239,6 +239,23 @@ pub(crate) struct ProfileConfig {
     pub(crate) disclose: Option<Vec<String>>,
 }
 
+impl HttpConfig {
+    /// The store's line of a summary: how it is reached, never its address (it may
+    /// hold a password).
+    fn store_summary(&self) -> Option<String> {
+        let store = self.store.as_ref()?;
+        let tls = match (store.starts_with("rediss://"), &self.store_ca, &self.store_cert) {
+            (false, ..) => String::new(),
+            (true, ca, cert) => format!(
+                ", over TLS trusting {}{}",
+                ca.as_ref().map_or("the system's authorities".into(), |ca| ca.display().to_string()),
+                cert.as_ref().map_or(String::new(), |cert| format!(", showing {}", cert.display())),
+            ),
+        };
+        Some(format!("store: shared with the other replicas{tls} (its address is not shown: it may hold a password)"))
+    }
+}
+
 impl Config {
     /// The profiles, each checked: its name and patterns.
     pub(crate) fn profiles(&self) -> anyhow::Result<BTreeMap<String, Profile>> {
@@ -400,6 +417,10 @@ pub(crate) struct HttpConfig {
     /// The store shared with other replicas: its address, or `"${VARIABLE}"` naming
     /// where it is (an address may hold a password).
     pub(crate) store: Option<String>,
+    /// A `rediss://` store's authorities, client certificate and its key (PEM files).
+    pub(crate) store_ca: Option<PathBuf>,
+    pub(crate) store_cert: Option<PathBuf>,
+    pub(crate) store_key: Option<PathBuf>,
 }
 
 impl Config {
@@ -422,6 +443,9 @@ impl Config {
         };
         if config.http.token.is_some() && config.http.token_file.is_some() {
             bail!("{}: [http] has both token and token_file: keep one", file.display());
+        }
+        if config.http.store_cert.is_some() != config.http.store_key.is_some() {
+            bail!("{}: [http] store_cert and store_key go together: give both or neither", file.display());
         }
         if config.http.tasks == Some(false) && config.http.tasks_after_ms.is_some() {
             bail!("{}: [http] tasks = false and tasks_after_ms contradict each other: keep one", file.display());
@@ -508,7 +532,9 @@ impl Config {
     }
 
     fn resolve_paths(&mut self, folder: &Path) {
-        let paths = [&mut self.plugins, &mut self.shared_cache, &mut self.http.token_file, &mut self.audit.file];
+        let http = &mut self.http;
+        let paths = [&mut self.plugins, &mut self.shared_cache, &mut http.token_file, &mut self.audit.file];
+        let store_files = [&mut http.store_ca, &mut http.store_cert, &mut http.store_key];
         let secrets =
             self.auth.tokens.values_mut().chain(self.secrets.values_mut().flat_map(|named| named.values_mut()));
         let token_files = secrets.filter_map(|secret| match secret {
@@ -516,7 +542,7 @@ impl Config {
             Secret::Variable(_) => None,
         });
         let policies = self.policies.iter_mut().map(|policy| &mut policy.component);
-        for path in paths.into_iter().flatten().chain(token_files).chain(policies) {
+        for path in paths.into_iter().chain(store_files).flatten().chain(token_files).chain(policies) {
             if path.is_relative() && path.as_os_str() != "-" {
                 *path = folder.join(&*path);
             }
@@ -546,11 +572,7 @@ impl Config {
             }
             None => lines.push("http: off (stdio)".to_string()),
         }
-        if http.store.is_some() {
-            lines.push(
-                "store: shared with the other replicas (its address is not shown: it may hold a password)".into(),
-            );
-        }
+        lines.extend(http.store_summary());
         if let Some(address) = self.metrics.address {
             lines.push(format!("metrics: http://{address}/metrics"));
         }
@@ -722,6 +744,10 @@ fn apply_http(file: HttpConfig, http: &mut crate::serve::HttpArgs) {
     http.poll_after_ms = http.poll_after_ms.or(file.poll_after_ms);
     http.sse_retry_ms = http.sse_retry_ms.or(file.sse_retry_ms);
     http.store = http.store.take().or(file.store);
+    http.store_ca = http.store_ca.take().or(file.store_ca);
+    if http.store_cert.is_none() {
+        (http.store_cert, http.store_key) = (file.store_cert, file.store_key);
+    }
     // A flag's choice about tasks (either one) wins over the file's.
     if http.tasks_after_ms.is_none() && !http.no_tasks {
         http.tasks_after_ms = file.tasks_after_ms;

@@ -84,8 +84,20 @@ pub(crate) struct HttpArgs {
     /// A Redis or Valkey store shared with the server's other replicas
     /// (redis://[:PASSWORD@]HOST[:PORT][/DB]), so that any replica answers a task's
     /// polls and a call's answers: no affinity needed for the stateless revision.
+    /// rediss:// reaches it over TLS.
     #[arg(long, env = "TOOLHOST_STORE", value_name = "URL", hide_env_values = true)]
     pub(crate) store: Option<String>,
+    /// The certificates (PEM) of the authorities that sign a rediss:// store's
+    /// certificate [default: the system's trusted ones].
+    #[arg(long, env = "TOOLHOST_STORE_CA", value_name = "FILE")]
+    pub(crate) store_ca: Option<PathBuf>,
+    /// A client certificate (PEM chain) for a rediss:// store that asks for one, with
+    /// --store-key.
+    #[arg(long, env = "TOOLHOST_STORE_CERT", value_name = "FILE", requires = "store_key")]
+    pub(crate) store_cert: Option<PathBuf>,
+    /// The client certificate's key (PEM).
+    #[arg(long, env = "TOOLHOST_STORE_KEY", value_name = "FILE", requires = "store_cert")]
+    pub(crate) store_key: Option<PathBuf>,
     /// Serve Prometheus metrics at http://ADDR/metrics (e.g. 0.0.0.0:9464), without
     /// the token: keep it internal, as it names the tools.
     #[arg(long, value_name = "ADDR")]
@@ -105,6 +117,18 @@ pub(crate) struct HttpArgs {
 }
 
 impl HttpArgs {
+    /// The shared store, if one is given, with its TLS certificates.
+    fn store_address(&self) -> Option<toolhost::mcp::http::StoreAddress> {
+        let mut address = toolhost::mcp::http::StoreAddress::new(self.store.clone()?);
+        if let Some(ca) = &self.store_ca {
+            address = address.ca_file(ca);
+        }
+        if let (Some(cert), Some(key)) = (&self.store_cert, &self.store_key) {
+            address = address.client_cert(cert, key);
+        }
+        Some(address)
+    }
+
     /// Where to serve over HTTP, if at all.
     pub(crate) fn address(&self) -> Option<SocketAddr> {
         self.http
@@ -284,8 +308,8 @@ pub(crate) fn serve_http(
     options.tracing = tracing;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
-        if let Some(url) = &http.store {
-            options.store = Some(toolhost::mcp::http::Store::connect(url).await?);
+        if let Some(address) = http.store_address() {
+            options.store = Some(toolhost::mcp::http::Store::connect(address).await?);
         }
         let server = HttpServer::bind(options).await?;
         eprintln!("toolhost: serving MCP at http://{}/mcp (loading the plugins)", server.local_addr()?);

@@ -4,7 +4,8 @@
 //! A call whose tool asks a question is answered by a retry that reaches another
 //! replica than the one running it; a task is polled, answered and cancelled through
 //! replicas other than its own; and a task whose replica is killed is answered
-//! failed, saying why, instead of unknown.
+//! failed, saying why, instead of unknown. And the same store over TLS, its
+//! certificate signed by a private authority, asking for client certificates.
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -28,6 +29,23 @@ struct Redis {
 
 impl Redis {
     fn start() -> Redis {
+        Redis::serve(|port, command| {
+            command.args(["--port", &port.to_string()]);
+        })
+    }
+
+    /// Over TLS only, with the certificates of `pki`, asking clients for theirs (as
+    /// Redis does unless told not to).
+    fn start_tls(pki: &Pki) -> Redis {
+        Redis::serve(|port, command| {
+            command.args(["--port", "0", "--tls-port", &port.to_string(), "--tls-auth-clients", "yes"]);
+            command.arg("--tls-cert-file").arg(pki.file("server.pem"));
+            command.arg("--tls-key-file").arg(pki.file("server.key"));
+            command.arg("--tls-ca-cert-file").arg(pki.file("ca.pem"));
+        })
+    }
+
+    fn serve(listen: impl Fn(u16, &mut Command)) -> Redis {
         let binary = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"]
             .into_iter()
             .map(PathBuf::from)
@@ -38,15 +56,43 @@ impl Redis {
         let folder = tempfile::tempdir().expect("temporary folder");
         let (server, port) = serve_on_free_port("redis-server", |port| {
             let mut command = Command::new(&binary);
-            command
-                .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--save", "", "--appendonly", "no"])
-                .args(["--requirepass", PASSWORD])
-                .arg("--dir")
-                .arg(folder.path())
-                .stdout(Stdio::null());
+            command.args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]);
+            listen(port, &mut command);
+            command.args(["--requirepass", PASSWORD]).arg("--dir").arg(folder.path()).stdout(Stdio::null());
             command
         });
         Redis { _server: server, port, _folder: folder }
+    }
+}
+
+/// A private authority, and the certificates it signed for the store (127.0.0.1)
+/// and for its clients: PEM files in a folder.
+struct Pki {
+    folder: tempfile::TempDir,
+}
+
+impl Pki {
+    fn new() -> Pki {
+        use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
+        let folder = tempfile::tempdir().expect("temporary folder");
+        let write = |name: &str, text: String| std::fs::write(folder.path().join(name), text).expect("write");
+        let ca_key = KeyPair::generate().expect("a key");
+        let mut ca = CertificateParams::new(Vec::<String>::new()).expect("parameters");
+        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca.distinguished_name.push(DnType::CommonName, "toolhost test authority");
+        write("ca.pem", ca.self_signed(&ca_key).expect("the authority").pem());
+        let issuer = Issuer::new(ca, ca_key);
+        for (name, names) in [("server", vec!["127.0.0.1".to_string()]), ("client", vec!["replica".to_string()])] {
+            let key = KeyPair::generate().expect("a key");
+            let params = CertificateParams::new(names).expect("parameters");
+            write(&format!("{name}.pem"), params.signed_by(&key, &issuer).expect("signed").pem());
+            write(&format!("{name}.key"), key.serialize_pem());
+        }
+        Pki { folder }
+    }
+
+    fn file(&self, name: &str) -> String {
+        self.folder.path().join(name).to_string_lossy().into_owned()
     }
 }
 
@@ -146,17 +192,57 @@ async fn a_task_whose_replica_dies_fails(url: &str, first: &str, kill: impl FnOn
 fn a_store_that_cannot_be_reached_stops_the_server_at_start_without_showing_its_password() {
     let folder = tempfile::tempdir().expect("a folder");
     let nobody = format!("redis://:s3cret-word@127.0.0.1:{}", free_port());
-    for (store, says) in [(nobody.as_str(), "cannot connect"), ("rediss://:s3cret-word@store:6380", "TLS")] {
-        let output = Command::new(env!("CARGO_BIN_EXE_toolhost"))
-            .args(["serve", "--http", "127.0.0.1:0", "--plugins"])
-            .arg(folder.path())
-            .env("TOOLHOST_STORE", store)
-            .env("TOOLHOST_CACHE_DIR", common::test_cache_dir())
-            .output()
-            .expect("toolhost runs");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(!output.status.success(), "{store}: {stderr}");
+    let nobody_tls = nobody.replace("redis://", "rediss://");
+    for (store, says) in [(nobody.as_str(), "cannot connect"), (nobody_tls.as_str(), "cannot connect")] {
+        let stderr = serve_failing(folder.path(), store, &[]);
         assert!(stderr.contains("the shared store at redis") && stderr.contains(says), "{store}: {stderr}");
-        assert!(!stderr.contains("s3cret-word"), "{store}: the password shown: {stderr}");
     }
+    let stderr = serve_failing(folder.path(), &nobody, &["--store-ca", "/etc/hostname"]);
+    assert!(stderr.contains("write it rediss://"), "certificates for a plain address: {stderr}");
+}
+
+/// What `toolhost serve --http` wrote when it stopped at start with the store at
+/// `store` (the password never among it).
+fn serve_failing(folder: &std::path::Path, store: &str, flags: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_toolhost"))
+        .args(["serve", "--http", "127.0.0.1:0", "--plugins"])
+        .arg(folder)
+        .args(flags)
+        .env("TOOLHOST_STORE", store)
+        .env("TOOLHOST_CACHE_DIR", common::test_cache_dir())
+        .output()
+        .expect("toolhost runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(!output.status.success(), "{store}: {stderr}");
+    assert!(!stderr.contains(PASSWORD) && !stderr.contains("s3cret-word"), "{store}: the password shown: {stderr}");
+    stderr
+}
+
+#[test]
+fn replicas_share_a_store_over_tls_signed_by_a_private_authority_showing_client_certificates() {
+    let pki = Pki::new();
+    let redis = Redis::start_tls(&pki);
+    let store = format!("rediss://:{PASSWORD}@127.0.0.1:{}", redis.port);
+    let folder = tempfile::tempdir().expect("a folder");
+    std::fs::copy(common::test_guest("hostile"), folder.path().join("hostile.wasm")).expect("copy");
+    let (ca, cert, key) = (pki.file("ca.pem"), pki.file("client.pem"), pki.file("client.key"));
+
+    // Each missing piece refused at start, saying which flag gives it.
+    let stderr = serve_failing(folder.path(), &store, &[]);
+    assert!(stderr.contains("UnknownIssuer") && stderr.contains("--store-ca FILE"), "no authority: {stderr}");
+    let stderr = serve_failing(folder.path(), &store, &["--store-ca", &ca]);
+    assert!(stderr.contains("--store-cert FILE --store-key FILE"), "no client certificate: {stderr}");
+    let stderr = serve_failing(folder.path(), &store, &["--store-ca", &ca, "--store-cert", &cert, "--store-key", &ca]);
+    assert!(stderr.contains("cannot use the certificates given") && stderr.contains("private key"), "{stderr}");
+
+    let options = ["--tasks-after-ms", "300", "--store", &store, "--store-ca", &ca, "--store-cert", &cert];
+    let options = [&options[..], &["--store-key", &key]].concat();
+    let replicas: Vec<Server> = (0..2).map(|_| Server::start(folder.path(), &options)).collect();
+    replicas.iter().for_each(Server::wait_until_ready);
+    let nginx = Nginx::round_robin(&replicas.iter().map(|replica| replica.port).collect::<Vec<_>>());
+    wait_until_serving(nginx.port);
+    let url = format!("http://127.0.0.1:{}/mcp", nginx.port);
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
+    runtime.block_on(tasks_through_other_replicas(&url));
 }

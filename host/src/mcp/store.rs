@@ -8,6 +8,7 @@
 //! failed, saying so, and a round relayed to it ends with an error.
 
 use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -135,25 +136,137 @@ enum Answer {
     Error(ErrorData),
 }
 
-impl Store {
-    /// Connects to the store at `url` (`redis://[:PASSWORD@]HOST[:PORT][/DB]`), starts
-    /// this replica's heartbeat and listens for what other replicas ask of it.
-    pub async fn connect(url: &str) -> Result<Store, StoreError> {
-        let at = without_password(url);
-        let failed = |reason: String| StoreError { at: at.clone(), reason };
-        if url.starts_with("rediss://") {
-            return Err(failed(
-                "TLS (rediss://) is not supported yet: reach the store over a private network, or through a TLS \
-                 proxy on this machine"
-                    .into(),
-            ));
+/// Where the shared store is, and for a `rediss://` address the certificates to
+/// trust and to show: the system's trusted authorities and no client certificate
+/// unless given.
+#[derive(Clone)]
+pub struct StoreAddress {
+    url: String,
+    ca: Option<PathBuf>,
+    identity: Option<(PathBuf, PathBuf)>,
+}
+
+impl StoreAddress {
+    /// The store at `url`: `redis://[:PASSWORD@]HOST[:PORT][/DB]`, or `rediss://` for TLS.
+    pub fn new(url: impl Into<String>) -> StoreAddress {
+        StoreAddress { url: url.into(), ca: None, identity: None }
+    }
+
+    /// Trusts the authorities in this PEM file (instead of the system's) to have signed
+    /// the store's certificate: a store with a private authority.
+    pub fn ca_file(mut self, pem: impl Into<PathBuf>) -> StoreAddress {
+        self.ca = Some(pem.into());
+        self
+    }
+
+    /// Shows this certificate (a PEM chain) and its key (PEM) to a store that asks
+    /// clients for one (Redis's `tls-auth-clients`, on by default).
+    pub fn client_cert(mut self, chain: impl Into<PathBuf>, key: impl Into<PathBuf>) -> StoreAddress {
+        self.identity = Some((chain.into(), key.into()));
+        self
+    }
+
+    fn is_tls(&self) -> bool {
+        self.url.starts_with("rediss://")
+    }
+
+    /// A client for the store, with the certificates read.
+    fn client(&self) -> Result<redis::Client, String> {
+        let not_an_address = |e: redis::RedisError| format!("not a store address: {e}");
+        if !self.is_tls() {
+            if self.ca.is_some() || self.identity.is_some() {
+                return Err("certificates are given, but the address is not a TLS one: write it rediss://".into());
+            }
+            return redis::Client::open(self.url.as_str()).map_err(not_an_address);
         }
-        let client = redis::Client::open(url).map_err(|e| failed(format!("not a store address: {e}")))?;
+        // Both of rustls's providers are built in (other crates ask for ring), so
+        // rustls cannot pick one itself; a provider installed before is kept.
+        let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+        let root_cert = self.ca.as_deref().map(|file| read_pem(file, "authorities' certificates")).transpose()?;
+        let client_tls = match &self.identity {
+            Some((chain, key)) => Some(redis::ClientTlsConfig {
+                client_cert: read_pem(chain, "client certificate")?,
+                client_key: read_pem(key, "client certificate's key")?,
+            }),
+            None => None,
+        };
+        let certificates = redis::TlsCertificates { client_tls, root_cert };
+        redis::Client::build_with_tls(self.url.as_str(), certificates).map_err(|e| match e.kind() {
+            redis::ErrorKind::InvalidClientConfig => not_an_address(e),
+            _ => format!("cannot use the certificates given: {e}"),
+        })
+    }
+
+    /// Why connecting failed, with what to do when it is the certificates.
+    fn cannot_connect(&self, error: &redis::RedisError) -> String {
+        let text = error.to_string();
+        let hint = if !self.is_tls() {
+            ""
+        } else if text.contains("UnknownIssuer") && self.ca.is_none() {
+            " (the store's certificate is signed by an authority this system does not trust: give that \
+             authority's certificate, `--store-ca FILE`)"
+        } else if text.contains("CertificateRequired") && self.identity.is_none() {
+            " (the store asks for a client certificate: give one, `--store-cert FILE --store-key FILE`)"
+        } else if text.contains("NotValidForName") {
+            " (the store's certificate does not name the host in the address: address it by a name its \
+             certificate holds)"
+        } else {
+            ""
+        };
+        format!("cannot connect: {text}{hint}")
+    }
+}
+
+impl std::fmt::Debug for StoreAddress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreAddress")
+            .field("url", &without_password(&self.url))
+            .field("ca", &self.ca)
+            .field("identity", &self.identity)
+            .finish()
+    }
+}
+
+impl From<&str> for StoreAddress {
+    fn from(url: &str) -> StoreAddress {
+        StoreAddress::new(url)
+    }
+}
+
+impl From<String> for StoreAddress {
+    fn from(url: String) -> StoreAddress {
+        StoreAddress::new(url)
+    }
+}
+
+/// A PEM file's bytes, or why they cannot be read.
+fn read_pem(file: &Path, what: &str) -> Result<Vec<u8>, String> {
+    std::fs::read(file).map_err(|e| format!("cannot read the {what} at {}: {e}", file.display()))
+}
+
+impl Store {
+    /// Connects to the store at `address` (`redis://[:PASSWORD@]HOST[:PORT][/DB]`, or
+    /// `rediss://` for TLS), starts this replica's heartbeat and listens for what other
+    /// replicas ask of it.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), toolhost::mcp::http::StoreError> {
+    /// use toolhost::mcp::http::{Store, StoreAddress};
+    /// let plain = Store::connect("redis://:password@store:6379").await?;
+    /// let private_ca = StoreAddress::new("rediss://:password@store:6380").ca_file("/etc/toolhost/store-ca.pem");
+    /// let over_tls = Store::connect(private_ca).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn connect(address: impl Into<StoreAddress>) -> Result<Store, StoreError> {
+        let address = address.into();
+        let at = without_password(&address.url);
+        let failed = |reason: String| StoreError { at: at.clone(), reason };
+        let client = address.client().map_err(failed)?;
         // Once plainly, for the reason it fails (the manager below retries instead).
         tokio::time::timeout(STORE_TIMEOUT, ping(&client))
             .await
             .map_err(|_| failed("no answer within 5 s".into()))?
-            .map_err(|e| failed(format!("cannot connect: {e}")))?;
+            .map_err(|e| failed(address.cannot_connect(&e)))?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(STORE_TIMEOUT))
             .set_response_timeout(Some(STORE_TIMEOUT));

@@ -28,7 +28,7 @@ mod listener;
 mod polling;
 mod turns;
 
-pub use super::store::{Store, StoreError};
+pub use super::store::{Store, StoreAddress, StoreError};
 pub use auth::OAuthOptions;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
