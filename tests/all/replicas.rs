@@ -106,14 +106,8 @@ fn replicas_sharing_a_store_answer_every_request_of_the_stateless_revision_witho
     let folder = tempfile::tempdir().expect("a folder");
     std::fs::copy(common::test_guest("hostile"), folder.path().join("hostile.wasm")).expect("copy");
     let options = ["--tasks-after-ms", "300", "--store", &store];
-    let mut replicas: Vec<Server> = (0..3).map(|_| Server::start(folder.path(), &options)).collect();
-    replicas.iter().for_each(Server::wait_until_ready);
-    let nginx = Nginx::round_robin(&replicas.iter().map(|replica| replica.port).collect::<Vec<_>>());
-    wait_until_serving(nginx.port);
-    let url = format!("http://127.0.0.1:{}/mcp", nginx.port);
-    let runtime =
-        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
-    runtime.block_on(async {
+    let (mut replicas, _nginx, url) = replicas_behind_nginx(folder.path(), &options, 3);
+    runtime().block_on(async {
         questions_in_rounds(&url).await;
         tasks_through_other_replicas(&url).await;
         let first = replicas[0].url();
@@ -237,12 +231,21 @@ fn replicas_share_a_store_over_tls_signed_by_a_private_authority_showing_client_
 
     let options = ["--tasks-after-ms", "300", "--store", &store, "--store-ca", &ca, "--store-cert", &cert];
     let options = [&options[..], &["--store-key", &key]].concat();
-    let replicas: Vec<Server> = (0..2).map(|_| Server::start(folder.path(), &options)).collect();
+    let (_replicas, _nginx, url) = replicas_behind_nginx(folder.path(), &options, 2);
+    runtime().block_on(tasks_through_other_replicas(&url));
+}
+
+/// `count` replicas over `folder` with `options`, ready, behind nginx sending each
+/// request to the next; and the MCP endpoint through nginx.
+fn replicas_behind_nginx(folder: &std::path::Path, options: &[&str], count: usize) -> (Vec<Server>, Nginx, String) {
+    let replicas: Vec<Server> = (0..count).map(|_| Server::start(folder, options)).collect();
     replicas.iter().for_each(Server::wait_until_ready);
     let nginx = Nginx::round_robin(&replicas.iter().map(|replica| replica.port).collect::<Vec<_>>());
     wait_until_serving(nginx.port);
     let url = format!("http://127.0.0.1:{}/mcp", nginx.port);
-    let runtime =
-        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
-    runtime.block_on(tasks_through_other_replicas(&url));
+    (replicas, nginx, url)
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime")
 }
