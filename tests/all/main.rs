@@ -14,6 +14,7 @@ mod capacity;
 mod cli;
 mod common;
 mod compilers;
+mod console;
 mod content;
 mod disclosure;
 mod example_tools;

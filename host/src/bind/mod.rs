@@ -56,17 +56,24 @@ pub fn check_arguments(spec: &ToolSpec, arguments: &Value) -> Result<(), ToolErr
 
 /// Reads a model's argument text for the tool `spec` and checks it as a call would,
 /// recording in `repairs` what had to be repaired (the text, keys, values): the
-/// arguments as read.
-pub(crate) fn check_text(spec: &ToolSpec, text: &str, repairs: &mut Vec<Repair>) -> Result<Value, ToolError> {
+/// arguments as read, and as bound.
+pub(crate) fn check_text(spec: &ToolSpec, text: &str, repairs: &mut Vec<Repair>) -> Result<(Value, Bound), ToolError> {
     let arguments = read_arguments(&spec.name, text, repairs).map_err(|problem| invalid_arguments(spec, problem))?;
-    match &spec.origin {
-        ToolOrigin::Component(function) => drop(bind_arguments(spec, function, &arguments, repairs)?),
+    let bound = match &spec.origin {
+        ToolOrigin::Component(function) => Bound::Values(bind_arguments(spec, function, &arguments, repairs)?),
         ToolOrigin::McpServer(tool) => {
             let binder = SchemaBinder::new(tool.input_schema.clone());
-            drop(bind_for_server(&binder, spec, &spec.name, Arguments::Json(&arguments), repairs)?);
+            Bound::Json(bind_for_server(&binder, spec, &spec.name, Arguments::Json(&arguments), repairs)?)
         }
-    }
-    Ok(arguments)
+    };
+    Ok((arguments, bound))
+}
+
+/// Arguments as bound: a component's values, one per parameter in order, or the
+/// JSON an MCP server's tool is sent.
+pub(crate) enum Bound {
+    Values(Vec<Val>),
+    Json(Value),
 }
 
 /// Reads argument text as a model wrote it: strict JSON, else read leniently where

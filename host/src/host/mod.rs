@@ -127,6 +127,10 @@ pub struct RepairedCall {
     pub tool: String,
     /// The arguments, read from the model's text (with the argument-text repair).
     pub arguments: Value,
+    /// The arguments as the tool gets them: under its own parameter names, each
+    /// value of its parameter's type (a component's optional parameter not given is
+    /// `null`), the operator's defaults and fixed values in.
+    pub bound: Value,
     /// What was repaired, in order: the name, the argument text, keys and values.
     pub repairs: Vec<Repair>,
 }
@@ -490,8 +494,8 @@ impl Host {
         if let Some(from) = &resolved.repaired_from {
             repairs.push(Repair::ToolName { from: from.clone(), to: resolved.name.clone() });
         }
-        let arguments = crate::bind::check_text(spec, arguments, &mut repairs)?;
-        Ok(RepairedCall { tool: resolved.name, arguments, repairs })
+        let (arguments, bound) = crate::bind::check_text(spec, arguments, &mut repairs)?;
+        Ok(RepairedCall { tool: resolved.name, arguments, bound: bound_as_json(bound, spec), repairs })
     }
 
     /// Calls a tool by the name a model sent, with the model's arguments: the
@@ -570,5 +574,17 @@ impl Host {
         cancelled: impl Future<Output = ()>,
     ) -> CallOutcome {
         self.request(name).arguments(&arguments).observer(observer).cancel_on(cancelled).run_async().await
+    }
+}
+
+/// Arguments as bound, as JSON under the tool's own parameter names.
+fn bound_as_json(bound: crate::bind::Bound, spec: &ToolSpec) -> Value {
+    match (bound, &spec.origin) {
+        (crate::bind::Bound::Values(values), crate::tool::ToolOrigin::Component(function)) => {
+            let named = function.params.iter().zip(&values);
+            Value::Object(named.map(|(param, value)| (param.name.clone(), crate::invoke::to_json(value))).collect())
+        }
+        (crate::bind::Bound::Json(value), _) => value,
+        (crate::bind::Bound::Values(_), _) => Value::Null,
     }
 }

@@ -40,6 +40,8 @@ mod metrics;
 mod notify;
 mod offers;
 mod profiles;
+#[cfg(feature = "http")]
+mod recent;
 mod revealed;
 mod rounds;
 #[cfg(feature = "http")]
@@ -121,6 +123,9 @@ pub struct McpServer {
     /// The store shared with other replicas (over HTTP), if any.
     #[cfg(feature = "http")]
     store: Option<store::Store>,
+    /// The recent calls the console shows (over HTTP), if it is served.
+    #[cfg(feature = "http")]
+    recent: Option<Arc<recent::RecentCalls>>,
 }
 
 impl McpServer {
@@ -150,6 +155,8 @@ impl McpServer {
             profiles: None,
             #[cfg(feature = "http")]
             store: None,
+            #[cfg(feature = "http")]
+            recent: None,
         }
     }
 
@@ -190,6 +197,13 @@ impl McpServer {
             });
         }
         server
+    }
+
+    /// The same handler, keeping its recent calls in `recent` (for the console).
+    #[cfg(feature = "http")]
+    #[must_use]
+    pub(crate) fn with_recent(self, recent: Option<Arc<recent::RecentCalls>>) -> McpServer {
+        McpServer { recent, ..self }
     }
 
     /// [`serve_stdio`] with this handler (e.g. one [`McpServer::with_audit`]).
@@ -260,8 +274,14 @@ impl McpServer {
         self.view(&caller(context), profile(context).as_deref())
     }
 
+    /// Whether every caller may use every tool (no [`Access`] set).
+    #[cfg(feature = "http")]
+    pub(crate) fn open_to_all(&self) -> bool {
+        self.access.is_none()
+    }
+
     /// The host as `caller` may see it, of `profile` (all the tools for none).
-    fn view(&self, caller: &Caller, profile: Option<&str>) -> Host {
+    pub(crate) fn view(&self, caller: &Caller, profile: Option<&str>) -> Host {
         let host = match (profile, &self.profiles) {
             (None, _) => self.host.clone(),
             (Some(name), Some(profiles)) => {
@@ -536,6 +556,17 @@ impl McpServer {
         Some(async move { server.answer_round(server.rounds.round(running, closed, patience).await).await })
     }
 
+    /// A call a person made in the console (`http/console`): `caller`'s, as an MCP
+    /// client's would be (its tools, rate limits, audit line, metrics), with no one
+    /// to ask a tool's question or an approval.
+    #[cfg(feature = "http")]
+    pub(crate) async fn call_for_console(&self, caller: Caller, name: &str, arguments: Value) -> CallOutcome {
+        struct NoOneAsks;
+        impl crate::sandbox::CallObserver for NoOneAsks {}
+        let call = self.call_as(caller, None, None);
+        call.run(name, arguments, Arc::new(NoOneAsks), std::future::pending()).await
+    }
+
     /// A round for a call that does not wait here: relayed to the replica where it
     /// waits (with a shared store), else refused, saying what to do.
     async fn resume_elsewhere(
@@ -629,7 +660,16 @@ impl McpServer {
     /// limits, audit log and metrics, a span in `parent`'s trace when calls are spans.
     fn call_as(&self, caller: Caller, profile: Option<&str>, parent: Option<opentelemetry::Context>) -> Call<'_> {
         let (audit, limits, metrics) = (self.audit.as_deref(), self.limits.as_deref(), self.metrics.as_deref());
-        Call { host: self.view(&caller, profile), audit, limits, metrics, caller, parent }
+        Call {
+            host: self.view(&caller, profile),
+            audit,
+            limits,
+            metrics,
+            #[cfg(feature = "http")]
+            recent: self.recent.as_deref(),
+            caller,
+            parent,
+        }
     }
 
     /// The trace a call joins, when calls are spans.
@@ -695,6 +735,8 @@ struct Call<'a> {
     audit: Option<&'a AuditLog>,
     limits: Option<&'a RateLimits>,
     metrics: Option<&'a Metrics>,
+    #[cfg(feature = "http")]
+    recent: Option<&'a recent::RecentCalls>,
     caller: Caller,
     /// The trace its span joins, when calls are spans.
     parent: Option<opentelemetry::Context>,
@@ -726,6 +768,10 @@ impl Call<'_> {
         }
         if let Some(metrics) = self.metrics {
             metrics.record(&outcome, took);
+        }
+        #[cfg(feature = "http")]
+        if let Some(recent) = self.recent {
+            recent.record(&self.caller, name, &outcome, took);
         }
         if let Some(span) = span {
             trace::end(span, &outcome);

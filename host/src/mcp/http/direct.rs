@@ -30,7 +30,7 @@ use serde::Deserialize;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::{Handler, HttpOptions, allowed_hosts};
+use super::{AllowedHosts, Handler, HttpOptions};
 use crate::mcp::{Caller, DirectCall};
 
 /// The revision whose `tools/call` is answered here.
@@ -39,8 +39,8 @@ const REVISION: &str = "2026-07-28";
 /// What decides whether a request is answered here, and answers it.
 pub(super) struct Direct {
     handler: Arc<Handler>,
-    /// The `Host` values rmcp lets in: a name, with the one port it must carry.
-    hosts: Vec<(String, Option<u16>)>,
+    /// The `Host` values rmcp lets in.
+    hosts: AllowedHosts,
     /// Calls are spans: their trace comes from the request, which rmcp reads.
     tracing: bool,
     /// Cancelled when the server stops: an open event stream ends.
@@ -50,8 +50,7 @@ pub(super) struct Direct {
 impl Direct {
     /// The path for `handler`, letting in the `Host` values rmcp lets in.
     pub(super) fn new(options: &HttpOptions, handler: Arc<Handler>, stopped: CancellationToken) -> Direct {
-        let hosts = allowed_hosts(options).iter().filter_map(|allowed| authority(allowed)).collect();
-        Direct { handler, hosts, tracing: options.tracing, stopped }
+        Direct { handler, hosts: AllowedHosts::new(options), tracing: options.tracing, stopped }
     }
 
     /// The answer to `parts` and `body` when it is taken here, else `None` (for rmcp).
@@ -99,27 +98,11 @@ impl Direct {
             && once("mcp-method") == Some("tools/call")
             && once(header::CONTENT_TYPE.as_str()).is_some_and(|media| media.eq_ignore_ascii_case("application/json"))
             && once(header::ACCEPT.as_str()).is_some_and(accepts_both)
-            && once(header::HOST.as_str()).and_then(authority).is_some_and(|host| self.host_allowed(&host))
+            && self.hosts.allow(once(header::HOST.as_str()))
             && !headers.contains_key("mcp-session-id")
             && !headers.contains_key(header::ORIGIN)
             && !headers.keys().any(|name| name.as_str().starts_with("mcp-param-"))
     }
-
-    /// Whether rmcp lets a request naming `host` in: its name allowed, on any port
-    /// or the one given.
-    fn host_allowed(&self, (name, port): &(String, Option<u16>)) -> bool {
-        self.hosts
-            .iter()
-            .any(|(allowed, allowed_port)| allowed == name && allowed_port.is_none_or(|p| Some(p) == *port))
-    }
-}
-
-/// A host and port (`name`, `name:port`, `[v6]:port`) as rmcp compares them:
-/// lowercase, without brackets.
-fn authority(text: &str) -> Option<(String, Option<u16>)> {
-    let parsed = axum::http::uri::Authority::try_from(text.trim()).ok()?;
-    let name = parsed.host().trim_matches(['[', ']']).to_ascii_lowercase();
-    Some((name, parsed.port_u16()))
 }
 
 /// Whether an `Accept` header takes both JSON and event streams, each plainly
@@ -316,13 +299,5 @@ mod tests {
         assert!(!accepts_both("application/json"));
         assert!(!accepts_both("application/json, text/event-stream;q=0"));
         assert!(!accepts_both("*/*"));
-    }
-
-    #[test]
-    fn hosts_compare_as_rmcp_compares_them() {
-        assert_eq!(authority("LocalHost:8080"), Some(("localhost".into(), Some(8080))));
-        assert_eq!(authority("[::1]:80"), Some(("::1".into(), Some(80))));
-        assert_eq!(authority("example.com"), Some(("example.com".into(), None)));
-        assert_eq!(authority("bad host"), None);
     }
 }

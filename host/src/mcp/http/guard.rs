@@ -23,7 +23,7 @@ use super::{HttpOptions, Ready};
 use crate::mcp::Caller;
 
 /// The caller of a server that asks for no token.
-const ANONYMOUS: &str = "anonymous";
+pub(super) const ANONYMOUS: &str = "anonymous";
 
 /// The guards' state, shared by every connection.
 pub(super) struct Guards {
@@ -82,22 +82,28 @@ impl Guards {
             return Ok(Caller::new(ANONYMOUS));
         }
         self.auth.admit(headers).await.map_err(|refused| {
-            let (status, why, retry) = match &refused {
-                Refusal::NoToken => (StatusCode::UNAUTHORIZED, "a bearer token is needed".to_string(), None),
-                Refusal::InvalidToken(why) => (StatusCode::UNAUTHORIZED, why.clone(), None),
-                Refusal::InsufficientScope(why) => (StatusCode::FORBIDDEN, why.clone(), None),
-                Refusal::KeysUnavailable => (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "the authorization server's keys cannot be fetched, so no token can be checked".to_string(),
-                    Some(5),
-                ),
-            };
+            let (status, why, retry) = refusal_reason(&refused);
             let mut response = refusal(status, &why, retry);
             if let Ok(challenge) = HeaderValue::from_str(&self.auth.challenge(&refused)) {
                 response.headers_mut().insert(header::WWW_AUTHENTICATE, challenge);
             }
             response
         })
+    }
+
+    /// Whether a request must carry a token.
+    pub(super) fn requires_token(&self) -> bool {
+        self.auth.required()
+    }
+
+    /// Who `token` makes its bearer, as a request carrying it to `/mcp` would be
+    /// admitted (the console's sign-in), or why it is refused.
+    pub(super) async fn admit_token(&self, token: &str) -> Result<Caller, String> {
+        let mut headers = axum::http::HeaderMap::new();
+        let bearer =
+            HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| "that is not a token".to_string())?;
+        headers.insert(header::AUTHORIZATION, bearer);
+        self.auth.admit(&headers).await.map_err(|refused| refusal_reason(&refused).1)
     }
 
     /// The Protected Resource Metadata (RFC 9728), when tokens are OAuth's.
@@ -107,7 +113,7 @@ impl Guards {
 
     /// The request with its body read whole (and the body): within the limit, and in
     /// time. A body announced larger than the limit is refused before it is read.
-    async fn read_body(&self, request: Request) -> Result<(Request, Bytes), Response> {
+    pub(super) async fn read_body(&self, request: Request) -> Result<(Request, Bytes), Response> {
         let too_large =
             || refusal(StatusCode::PAYLOAD_TOO_LARGE, "the request body is larger than the server takes", None);
         let announced = request.headers().get(header::CONTENT_LENGTH).and_then(|length| length.to_str().ok());
@@ -234,6 +240,20 @@ pub(super) async fn health(guards: std::sync::Arc<Guards>) -> Response {
 /// A JSON document, 200.
 pub(super) async fn document(body: std::sync::Arc<str>) -> Response {
     json_response(StatusCode::OK, &body)
+}
+
+/// The answer to a refused token: its status, why in a few words, and when to retry.
+fn refusal_reason(refused: &Refusal) -> (StatusCode, String, Option<u32>) {
+    match refused {
+        Refusal::NoToken => (StatusCode::UNAUTHORIZED, "a bearer token is needed".to_string(), None),
+        Refusal::InvalidToken(why) => (StatusCode::UNAUTHORIZED, why.clone(), None),
+        Refusal::InsufficientScope(why) => (StatusCode::FORBIDDEN, why.clone(), None),
+        Refusal::KeysUnavailable => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the authorization server's keys cannot be fetched, so no token can be checked".to_string(),
+            Some(5),
+        ),
+    }
 }
 
 /// A refusal in a few words, with `Retry-After` when waiting can help.

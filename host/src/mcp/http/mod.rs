@@ -22,6 +22,7 @@
 //! ```
 
 mod auth;
+mod console;
 mod direct;
 mod guard;
 mod listener;
@@ -43,6 +44,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+use super::recent::RecentCalls;
 use super::{McpServer, Metrics, ServeError};
 use crate::error::LoadError;
 use crate::host::Host;
@@ -135,6 +137,9 @@ pub struct HttpOptions {
     /// [`Store`]), so that the stateless revision needs no affinity; none by default:
     /// a task, or a call waiting for an answer, is then known only to its replica.
     pub store: Option<Store>,
+    /// Serve the console, web pages for people at `/console` (the tools, and Try),
+    /// behind the same access as `/mcp`; off by default.
+    pub console: bool,
 }
 
 impl HttpOptions {
@@ -168,6 +173,7 @@ impl HttpOptions {
             tracing: false,
             profiles: BTreeMap::new(),
             store: None,
+            console: false,
         }
     }
 }
@@ -219,8 +225,14 @@ struct Handler {
 }
 
 impl Handler {
-    /// The handler `options` describe, with `metrics`, for the host once `ready`.
-    fn new(options: &HttpOptions, metrics: Option<Arc<Metrics>>, ready: Ready) -> Handler {
+    /// The handler `options` describe, with `metrics`, keeping its calls in `recent`,
+    /// for the host once `ready`.
+    fn new(
+        options: &HttpOptions,
+        metrics: Option<Arc<Metrics>>,
+        recent: Option<Arc<RecentCalls>>,
+        ready: Ready,
+    ) -> Handler {
         let options = options.clone();
         let make = move |host: &Host| {
             McpServer::new(host.clone())
@@ -231,6 +243,7 @@ impl Handler {
                 .with_metrics(metrics.clone())
                 .with_tracing(options.tracing)
                 .with_profiles(options.profiles.clone())
+                .with_recent(recent.clone())
                 .with_store(options.store.clone())
         };
         Handler { ready, server: OnceLock::new(), make: Box::new(make) }
@@ -285,10 +298,11 @@ impl HttpServer {
         sessions.session_config.sse_retry = Some(self.options.sse_retry);
         let sessions = Arc::new(sessions);
         let relayed = Arc::new(polling::Sessions::new(sessions.clone(), self.options.poll_after));
-        let handler = Arc::new(Handler::new(&self.options, metrics, ready.clone()));
+        let recent = self.options.console.then(|| Arc::new(RecentCalls::new()));
+        let handler = Arc::new(Handler::new(&self.options, metrics, recent.clone(), ready.clone()));
         let direct = direct::Direct::new(&self.options, handler.clone(), stopped.clone());
         let guards = Arc::new(Guards::new(&self.options, ready, direct));
-        let app = router(&self.options, handler, guards.clone(), relayed, stopped.clone());
+        let app = router(&self.options, handler, guards.clone(), relayed, stopped.clone(), recent);
         let connections = listener::Connections::new(&self.options);
         tokio::spawn(return_memory_when_idle(guards.clone(), stopped.clone()));
         // Accepting stops, and the socket closes: new connections are refused at once,
@@ -406,17 +420,19 @@ async fn end_sessions(sessions: &LocalSessionManager) {
     }
 }
 
-/// `/health`, and `/mcp` behind the guards.
+/// `/health`, `/mcp` behind the guards, and the console when it keeps `recent` calls.
 fn router(
     options: &HttpOptions,
     handler: Arc<Handler>,
     guards: Arc<Guards>,
     sessions: Arc<polling::Sessions>,
     stopped: CancellationToken,
+    recent: Option<Arc<RecentCalls>>,
 ) -> Router {
+    let serving = handler.clone();
     let mcp = StreamableHttpService::new(
         move || {
-            handler
+            serving
                 .get()
                 .cloned()
                 .map(|server| server.for_session())
@@ -434,6 +450,9 @@ fn router(
         router = router
             .route("/.well-known/oauth-protected-resource", get(move || guard::document(root.clone())))
             .route("/.well-known/oauth-protected-resource/{*path}", get(move || guard::document(below.clone())));
+    }
+    if let Some(recent) = recent {
+        router = router.merge(console::router(options, handler, guards.clone(), recent));
     }
     router
         .route("/health", get(move || guard::health(health.clone())))
@@ -459,6 +478,30 @@ fn allowed_hosts(options: &HttpOptions) -> Vec<String> {
     loopback.into_iter().chain(options.allowed_hosts.iter().cloned()).collect()
 }
 
+/// The `Host` values a request may name, as rmcp compares them: a name, with the
+/// one port it must carry (any port when none).
+pub(super) struct AllowedHosts(Vec<(String, Option<u16>)>);
+
+impl AllowedHosts {
+    pub(super) fn new(options: &HttpOptions) -> AllowedHosts {
+        AllowedHosts(allowed_hosts(options).iter().filter_map(|allowed| authority(allowed)).collect())
+    }
+
+    /// Whether a request whose `Host` header is `host` is let in.
+    pub(super) fn allow(&self, host: Option<&str>) -> bool {
+        let Some((name, port)) = host.and_then(authority) else { return false };
+        self.0.iter().any(|(allowed, allowed_port)| *allowed == name && allowed_port.is_none_or(|p| Some(p) == port))
+    }
+}
+
+/// A host and port (`name`, `name:port`, `[v6]:port`) as rmcp compares them:
+/// lowercase, without brackets.
+fn authority(text: &str) -> Option<(String, Option<u16>)> {
+    let parsed = axum::http::uri::Authority::try_from(text.trim()).ok()?;
+    let name = parsed.host().trim_matches(['[', ']']).to_ascii_lowercase();
+    Some((name, parsed.port_u16()))
+}
+
 /// rmcp's own checks: Host and Origin (loopback unless more are allowed), the body
 /// limit, sessions for the older revisions (their streams' `retry`), JSON answers
 /// where they suffice.
@@ -473,4 +516,20 @@ fn rmcp_config(options: &HttpOptions, stopped: CancellationToken) -> StreamableH
         .with_sse_retry(Some(options.sse_retry))
         .with_json_response(true)
         .with_cancellation_token(stopped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_compare_as_rmcp_compares_them() {
+        assert_eq!(authority("LocalHost:8080"), Some(("localhost".into(), Some(8080))));
+        assert_eq!(authority("[::1]:80"), Some(("::1".into(), Some(80))));
+        assert_eq!(authority("example.com"), Some(("example.com".into(), None)));
+        assert_eq!(authority("bad host"), None);
+        let hosts = AllowedHosts::new(&HttpOptions::new("127.0.0.1:0".parse().expect("an address")));
+        assert!(hosts.allow(Some("localhost:8080")) && hosts.allow(Some("[::1]")));
+        assert!(!hosts.allow(Some("evil.example:8080")) && !hosts.allow(None));
+    }
 }
