@@ -480,11 +480,17 @@ fn serve(
     // a request is never handed between threads (see BENCHMARKS.md).
     let runtime =
         tokio::runtime::Builder::new_current_thread().enable_all().build().context("cannot start the async runtime")?;
-    let server = toolhost::mcp::McpServer::new(host)
-        .with_audit(audit)
-        .with_rate_limits(limits)
+    let server = toolhost::mcp::McpServer::new(host.clone())
+        .with_audit(audit.clone())
+        .with_rate_limits(limits.clone())
         .with_tracing(telemetry.tracing());
-    runtime.block_on(server.serve_stdio())?;
+    runtime.block_on(async {
+        let server = match http.console {
+            true => serve::console_beside_stdio(http, host, server, (audit, limits)).await?,
+            false => server,
+        };
+        server.serve_stdio().await.map_err(anyhow::Error::from)
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -99,9 +99,14 @@ pub(crate) struct HttpArgs {
     #[arg(long, env = "TOOLHOST_STORE_KEY", value_name = "FILE", requires = "store_cert")]
     pub(crate) store_key: Option<PathBuf>,
     /// Serve the console, web pages to find, read and try the tools, at
-    /// http://ADDR/console, behind the same token as /mcp.
+    /// http://ADDR/console, behind the same token as /mcp; with stdio, on an address
+    /// of its own (--console-addr).
     #[arg(long)]
     pub(crate) console: bool,
+    /// Where the console of a server on stdio listens [default: 127.0.0.1 on a port
+    /// the system picks, printed on stderr].
+    #[arg(long, value_name = "ADDR", requires = "console", conflicts_with = "http")]
+    pub(crate) console_addr: Option<SocketAddr>,
     /// Serve Prometheus metrics at http://ADDR/metrics (e.g. 0.0.0.0:9464), without
     /// the token: keep it internal, as it names the tools.
     #[arg(long, value_name = "ADDR")]
@@ -358,4 +363,27 @@ async fn stop_signal() {
         let _ = tokio::signal::ctrl_c().await;
     }
     eprintln!("toolhost: stopping: finishing the requests in flight");
+}
+
+/// With stdio: the console on an address of its own (loopback unless told), behind
+/// the same token options, showing the calls of `server`, which it returns.
+pub(crate) async fn console_beside_stdio(
+    http: &HttpArgs,
+    host: toolhost::Host,
+    server: toolhost::mcp::McpServer,
+    (audit, rate_limits): (Option<Arc<AuditLog>>, Option<Arc<RateLimits>>),
+) -> anyhow::Result<toolhost::mcp::McpServer> {
+    let recent = Arc::new(toolhost::mcp::RecentCalls::new());
+    let addr = http.console_addr.unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 0)));
+    let mut options = http.options(addr)?;
+    (options.mcp, options.recent_calls) = (false, Some(recent.clone()));
+    (options.audit, options.rate_limits) = (audit, rate_limits);
+    let console = HttpServer::bind(options).await?;
+    eprintln!("toolhost: serving the console at http://{}/console", console.local_addr()?);
+    tokio::spawn(async move {
+        if let Err(error) = console.serve(async move { Ok(host) }, std::future::pending()).await {
+            eprintln!("toolhost: the console stopped: {error}");
+        }
+    });
+    Ok(server.with_recent_calls(Some(recent)))
 }

@@ -144,3 +144,29 @@ fn without_the_flag_there_is_no_console() {
     let page = raw(server.port, "GET /console/tools HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     assert_eq!(page.status, 404, "{}", page.head);
 }
+
+#[test]
+fn a_stdio_servers_console_listens_apart_on_loopback_and_shows_its_calls() {
+    let plugins = common::plugins_with(&["calculator"]);
+    let port = crate::process::free_port();
+    let address = format!("127.0.0.1:{port}");
+    let mut client = crate::mcp::Client::start_with(plugins.path(), &["--console", "--console-addr", &address]);
+    client.initialize();
+    let answer = client.request(2, "tools/call", serde_json::json!({"name": "GCD", "arguments": {"a": 12, "b": 18}}));
+    assert_eq!(answer["result"]["content"][0]["text"], "6", "{answer}");
+    let ready = (0..300).any(|_| {
+        let health = raw(port, &format!("GET /health HTTP/1.1\r\nHost: {address}\r\n\r\n"));
+        health.status == 200 || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            false
+        }
+    });
+    assert!(ready, "the console did not answer on {address} within 30 s");
+    // No token on loopback, as the stdio server itself: the call made over stdio shows.
+    let calls = raw(port, &format!("GET /console/calls HTTP/1.1\r\nHost: {address}\r\n\r\n"));
+    assert_eq!(calls.status, 200, "{}{}", calls.head, calls.body);
+    assert!(calls.body.contains("Called as <code>GCD</code>") && calls.body.contains(">ok<"), "{}", calls.body);
+    // Only the console is served there: MCP stays on the pipe.
+    let mcp = raw(port, &format!("POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Length: 2\r\n\r\n{{}}"));
+    assert_eq!(mcp.status, 404, "{}", mcp.head);
+}

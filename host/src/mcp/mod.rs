@@ -58,6 +58,8 @@ pub use access::{Access, Caller};
 pub use audit::AuditLog;
 pub use limits::RateLimits;
 pub use metrics::Metrics;
+#[cfg(feature = "http")]
+pub use recent::RecentCalls;
 use rounds::{Round, Rounds};
 use tasks::Tasks;
 use transport::LineTransport;
@@ -199,10 +201,11 @@ impl McpServer {
         server
     }
 
-    /// The same handler, keeping its recent calls in `recent` (for the console).
+    /// The same handler, keeping its calls in `recent` for a console to show (see
+    /// [`http::HttpOptions::recent_calls`]).
     #[cfg(feature = "http")]
     #[must_use]
-    pub(crate) fn with_recent(self, recent: Option<Arc<recent::RecentCalls>>) -> McpServer {
+    pub fn with_recent_calls(self, recent: Option<Arc<RecentCalls>>) -> McpServer {
         McpServer { recent, ..self }
     }
 

@@ -17,8 +17,10 @@ const KEPT: usize = 1_000;
 pub(crate) const BUCKET: Duration = Duration::from_secs(10);
 pub(crate) const BUCKETS: usize = 60;
 
-/// The recent calls, and counts over time.
-pub(crate) struct RecentCalls {
+/// The recent calls a console shows, and their counts over time: made by the HTTP
+/// server that serves the console, or given to it and to an [`super::McpServer`]
+/// serving elsewhere.
+pub struct RecentCalls {
     started: Instant,
     inner: Mutex<Inner>,
 }
@@ -62,8 +64,21 @@ pub(crate) struct Bucket {
     pub(crate) slowest: Duration,
 }
 
+impl std::fmt::Debug for RecentCalls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecentCalls").field("kept", &lock(&self.inner).calls.len()).finish()
+    }
+}
+
+impl Default for RecentCalls {
+    fn default() -> RecentCalls {
+        RecentCalls::new()
+    }
+}
+
 impl RecentCalls {
-    pub(crate) fn new() -> RecentCalls {
+    /// None yet.
+    pub fn new() -> RecentCalls {
         let inner = Inner { calls: VecDeque::new(), buckets: VecDeque::new(), last: 0, numbered: 0 };
         RecentCalls { started: Instant::now(), inner: Mutex::new(inner) }
     }

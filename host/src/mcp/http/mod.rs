@@ -44,8 +44,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use super::recent::RecentCalls;
-use super::{McpServer, Metrics, ServeError};
+use super::{McpServer, Metrics, RecentCalls, ServeError};
 use crate::error::LoadError;
 use crate::host::Host;
 use guard::Guards;
@@ -137,9 +136,16 @@ pub struct HttpOptions {
     /// [`Store`]), so that the stateless revision needs no affinity; none by default:
     /// a task, or a call waiting for an answer, is then known only to its replica.
     pub store: Option<Store>,
-    /// Serve the console, web pages for people at `/console` (the tools, and Try),
-    /// behind the same access as `/mcp`; off by default.
+    /// Serve the console, web pages for people at `/console` (the tools, Try, the
+    /// recent calls, health), behind the same access as `/mcp`; off by default.
     pub console: bool,
+    /// Serve MCP at `/mcp` (the default); `false` serves only `/health` and the
+    /// console, as beside a server on stdio.
+    pub mcp: bool,
+    /// The calls the console shows; the server keeps its own unless given. Give an
+    /// [`McpServer`] serving elsewhere (on stdio) the same, with
+    /// [`McpServer::with_recent_calls`], and its calls show too.
+    pub recent_calls: Option<Arc<RecentCalls>>,
 }
 
 impl HttpOptions {
@@ -174,6 +180,8 @@ impl HttpOptions {
             profiles: BTreeMap::new(),
             store: None,
             console: false,
+            mcp: true,
+            recent_calls: None,
         }
     }
 }
@@ -243,7 +251,7 @@ impl Handler {
                 .with_metrics(metrics.clone())
                 .with_tracing(options.tracing)
                 .with_profiles(options.profiles.clone())
-                .with_recent(recent.clone())
+                .with_recent_calls(recent.clone())
                 .with_store(options.store.clone())
         };
         Handler { ready, server: OnceLock::new(), make: Box::new(make) }
@@ -298,7 +306,10 @@ impl HttpServer {
         sessions.session_config.sse_retry = Some(self.options.sse_retry);
         let sessions = Arc::new(sessions);
         let relayed = Arc::new(polling::Sessions::new(sessions.clone(), self.options.poll_after));
-        let recent = self.options.console.then(|| Arc::new(RecentCalls::new()));
+        let recent = match &self.options.recent_calls {
+            Some(recent) => Some(recent.clone()),
+            None => self.options.console.then(|| Arc::new(RecentCalls::new())),
+        };
         let handler = Arc::new(Handler::new(&self.options, metrics, recent.clone(), ready.clone()));
         let direct = direct::Direct::new(&self.options, handler.clone(), stopped.clone());
         let guards = Arc::new(Guards::new(&self.options, ready, direct));
@@ -451,12 +462,14 @@ fn router(
             .route("/.well-known/oauth-protected-resource", get(move || guard::document(root.clone())))
             .route("/.well-known/oauth-protected-resource/{*path}", get(move || guard::document(below.clone())));
     }
-    if let Some(recent) = recent {
+    if let Some(recent) = recent.filter(|_| options.console) {
         router = router.merge(console::router(options, handler, guards.clone(), recent));
+    }
+    if options.mcp {
+        router = router.nest_service("/mcp", mcp);
     }
     router
         .route("/health", get(move || guard::health(health.clone())))
-        .nest_service("/mcp", mcp)
         .layer(axum::middleware::from_fn(move |request, next| guard::check(guards.clone(), request, next)))
 }
 

@@ -4,7 +4,8 @@
 //! server's health with calls and latency drawn over the last ten minutes (`pages.rs`
 //! and `charts.rs` render them).
 //!
-//! It is behind the same access as `/mcp`: a person signs in once with a token (a
+//! It is served beside `/mcp`, or alone beside a server on stdio (`HttpOptions::mcp`
+//! off), behind the same access as `/mcp`: a person signs in once with a token (a
 //! static one or an OAuth access token, typed into a form, never in a URL), and a
 //! session cookie (`HttpOnly`, `SameSite=Strict`, `Secure` unless the page is on
 //! loopback) carries who they are; they see and run the tools that caller may use.
@@ -86,8 +87,9 @@ pub(super) fn router(
         .route("/console/calls", get(calls))
         .route("/console/health", get(health))
         .route("/console/console.css", get(style))
-        .layer(axum::middleware::from_fn_with_state(console.clone(), protect))
-        .layer(DefaultBodyLimit::max(options.max_body_bytes))
+        // On the console's routes only: a path no route takes is not the console's.
+        .route_layer(axum::middleware::from_fn_with_state(console.clone(), protect))
+        .route_layer(DefaultBodyLimit::max(options.max_body_bytes))
         .with_state(console)
 }
 
