@@ -1,9 +1,10 @@
 //! The console (`toolhost serve --http --console`): in a real browser, Debian's
 //! chromium driven by puppeteer-core (tests/console/browser.mjs) — signing in, the
-//! tools and a search, a tool's page, Try's steps and runs, markup from a tool's
-//! description or a model's text shown as text and never run; and over plain HTTP
-//! what a browser would not send: a form from another origin, another host name, a
-//! request without a session, a session id made up.
+//! tools and a search, a tool's page, Try's steps and runs, the calls, the health
+//! page with an MCP server plugin's state, markup from a tool's description or a
+//! model's text shown as text and never run; a stdio server's console; and over
+//! plain HTTP what a browser would not send: a form from another origin, another
+//! host name, a request without a session, a session id made up.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -18,20 +19,27 @@ const TOKEN: &str = "console-test-token-5f2c9a";
 const MARKUP: &str =
     r#"Echoes its text. <script>window.ranInDescription = 1</script><img src=x onerror="window.ranInDescription = 2">"#;
 
-/// A server with the console over three example components and the `hostile` guest,
-/// whose `echo` is described with markup; and its folder, to keep while it serves.
+/// A server with the console over three example components, the `hostile` guest,
+/// whose `echo` is described with markup, and an MCP server plugin (`service`, on
+/// the MCP project's SDK); and its folder, to keep while it serves.
 fn console_server() -> (tempfile::TempDir, Server) {
-    let plugins = common::plugins_with(&["calculator", "text", "units"]);
-    let folder = plugins.path();
+    let root = tempfile::tempdir().expect("temporary folder");
+    let tools = serde_json::json!([{"name": "lookup", "description": "Looks a thing up.", "inputSchema": {
+        "type": "object", "properties": {"query": {"type": "string"}}}}]);
+    let folder = common::functions_server_plugins(root.path(), "service", &tools);
+    for name in ["calculator", "text", "units"] {
+        let file = format!("{name}.wasm");
+        std::fs::copy(common::plugins_dir().join(&file), folder.join(&file)).expect("copy");
+    }
     std::fs::copy(common::test_guest("hostile"), folder.join("hostile.wasm")).expect("copy");
     let manifest = format!("[tools.echo]\ndescription = {}\n", toml_string(MARKUP));
     std::fs::write(folder.join("hostile.toml"), manifest).expect("write the manifest");
-    let token = folder.join("token");
+    let token = root.path().join("token");
     std::fs::write(&token, TOKEN).expect("write the token");
     let token = token.to_string_lossy().into_owned();
-    let server = Server::start(folder, &["--console", "--token-file", &token]);
+    let server = Server::start(&folder, &["--console", "--token-file", &token]);
     server.wait_until_ready();
-    (plugins, server)
+    (root, server)
 }
 
 /// `text` as a TOML basic string.

@@ -166,6 +166,7 @@ try {
   const tallest = await page.$$eval("figure.chart rect", (rects) => Math.max(...rects.map((r) => Number(r.getAttribute("height")))));
   assert.ok(tallest > 0, "the calls made show in the chart");
   assert.match(health, /calculator/, "the components are listed");
+  assert.match(health, /service\s+1\s+0\s+up/, "the MCP server plugin, its one tool, no restart, up");
   await shot("health");
 
   // Signing out ends the session.

@@ -199,6 +199,20 @@ impl CallOutcome {
     }
 }
 
+/// One MCP server plugin as a host serves it now (see [`Host::mcp_servers`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct McpServerState {
+    /// Its name: its file's, without `.mcp.toml`.
+    pub name: String,
+    /// The tools it serves.
+    pub tools: usize,
+    /// Times it was started again after its first start.
+    pub restarts: u64,
+    /// Why its connection is down, if it is (`None` while up, or being made again).
+    pub down: Option<String>,
+}
+
 /// What a host holds and does at one moment (see [`Host::stats`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -412,6 +426,14 @@ impl Host {
             ready_instances: self.core.warmer.state().instances,
             mcp_server_restarts: snapshot.servers.iter().map(servers::ServedServer::restarts).sum(),
         }
+    }
+
+    /// Each MCP server plugin served, by name: its tools, restarts and connection.
+    pub fn mcp_servers(&self) -> Vec<McpServerState> {
+        let snapshot = self.core.current.load();
+        let mut servers: Vec<McpServerState> = snapshot.servers.iter().map(servers::ServedServer::state).collect();
+        servers.sort_by(|a, b| a.name.cmp(&b.name));
+        servers
     }
 
     /// What the last load or reload did: components loaded (compiled or cached) and warnings.

@@ -51,6 +51,16 @@ impl ServedServer {
     pub(super) fn restarts(&self) -> u64 {
         imp::restarts(&self.inner)
     }
+
+    /// How it is served now: its name, tools, restarts, and why it is down if it is.
+    pub(super) fn state(&self) -> super::McpServerState {
+        super::McpServerState {
+            name: self.name().to_string(),
+            tools: self.specs().len(),
+            restarts: self.restarts(),
+            down: imp::down(&self.inner),
+        }
+    }
 }
 
 #[cfg(feature = "mcp-servers")]
@@ -147,6 +157,10 @@ mod imp {
 
     pub(super) fn restarts(inner: &Inner) -> u64 {
         inner.server.restarts()
+    }
+
+    pub(super) fn down(inner: &Inner) -> Option<String> {
+        inner.server.why_down()
     }
 
     /// A server's tool with its arguments bound, ready to send.
@@ -263,6 +277,10 @@ mod imp {
     }
 
     pub(super) fn restarts(inner: &Inner) -> u64 {
+        match *inner {}
+    }
+
+    pub(super) fn down(inner: &Inner) -> Option<String> {
         match *inner {}
     }
 }

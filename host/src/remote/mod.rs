@@ -314,6 +314,17 @@ impl RemoteServer {
         self.restarts.load(Ordering::Relaxed)
     }
 
+    /// Why its connection is down, if it is: `None` while it is up, or while it is
+    /// being made again (the next call waits for it).
+    pub(crate) fn why_down(&self) -> Option<String> {
+        let link = self.link.try_lock().ok()?;
+        match link.client {
+            Some(_) => None,
+            None if link.last_error.is_empty() => Some("not connected".into()),
+            None => Some(link.last_error.clone()),
+        }
+    }
+
     /// Lists the tools again (after the server said they changed) and tells the host.
     pub(crate) async fn refresh_tools(&self) {
         let client = { self.link.lock().await.client.clone() };

@@ -7,7 +7,7 @@
 //! call's event stream closed for its client to resume when asked (`polling.rs`);
 //! and, on an address of its own, Prometheus metrics at `/metrics`. A plain
 //! stateless `tools/call` is answered without rmcp's per-request service
-//! (`direct.rs`).
+//! (`direct.rs`). With `console` on, the console's pages for people (`console/`).
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {

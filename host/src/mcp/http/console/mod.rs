@@ -1,8 +1,8 @@
 //! The console (`HttpOptions::console`): web pages at `/console` for people — the
 //! tools, searched and read, and Try, which shows what the host makes of what a model
 //! wrote, step by step, and runs it only when asked; the recent calls, and the
-//! server's health with calls and latency drawn over the last ten minutes (`pages.rs`
-//! and `charts.rs` render them).
+//! server's health with calls and latency drawn over the last ten minutes (`pages.rs`,
+//! `attempt.rs` and `charts.rs` render them).
 //!
 //! It is served beside `/mcp`, or alone beside a server on stdio (`HttpOptions::mcp`
 //! off), behind the same access as `/mcp`: a person signs in once with a token (a
@@ -14,6 +14,7 @@
 //! taken only from the console's own origin, and only for the host names `/mcp`
 //! answers.
 
+mod attempt;
 mod charts;
 mod pages;
 
@@ -314,21 +315,21 @@ struct Attempt {
     action: String,
 }
 
-async fn try_page(viewer: Viewer, Query(attempt): Query<Attempt>) -> Response {
-    pages::try_page(&viewer, &attempt.tool, &attempt.text, None).into_response()
+async fn try_page(viewer: Viewer, Query(form): Query<Attempt>) -> Response {
+    attempt::try_page(&viewer, &form.tool, &form.text, None).into_response()
 }
 
-async fn try_call(State(console): State<Arc<Console>>, viewer: Viewer, Form(attempt): Form<Attempt>) -> Response {
+async fn try_call(State(console): State<Arc<Console>>, viewer: Viewer, Form(form): Form<Attempt>) -> Response {
     let Some(server) = console.server() else { return loading() };
     let host = viewer.host(server);
-    let mut steps = pages::read_attempt(&host, attempt.tool.trim(), &attempt.text);
-    if attempt.action == "run" {
+    let mut steps = attempt::read_attempt(&host, form.tool.trim(), &form.text);
+    if form.action == "run" {
         for step in steps.iter_mut().filter(|step| step.runnable()).take(MAX_RUNS) {
             let (tool, arguments) = step.call();
             step.outcome = Some(server.call_for_console(viewer.caller.clone(), &tool, arguments).await);
         }
     }
-    pages::try_page(&viewer, &attempt.tool, &attempt.text, Some(&steps)).into_response()
+    attempt::try_page(&viewer, &form.tool, &form.text, Some(&steps)).into_response()
 }
 
 /// The calls page's filters, and whether it reloads itself.
@@ -374,9 +375,13 @@ async fn calls(State(console): State<Arc<Console>>, viewer: Viewer, Query(filter
 async fn health(State(console): State<Arc<Console>>, viewer: Viewer, Query(filter): Query<CallFilter>) -> Response {
     let Some(server) = console.server() else { return loading() };
     let host = viewer.host(server);
-    let buckets = server.open_to_all().then(|| console.recent.buckets());
-    pages::health(&viewer, &host.stats(), &host.load_report(), buckets.as_deref(), filter.live.is_some())
-        .into_response()
+    // The whole server's activity and parts, to callers who may use every tool.
+    let whole = server.open_to_all().then(|| pages::Whole {
+        buckets: console.recent.buckets(),
+        report: host.load_report(),
+        servers: host.mcp_servers(),
+    });
+    pages::health(&viewer, &host.stats(), whole.as_ref(), filter.live.is_some()).into_response()
 }
 
 #[cfg(test)]

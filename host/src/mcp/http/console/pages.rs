@@ -1,20 +1,16 @@
-//! The console's pages as HTML, written with maud, which escapes every value it
-//! puts in a page: a tool's description, a model's text and a tool's result are
-//! untrusted, and show as text. Also here: what Try reads out of what a model wrote.
+//! The console's pages as HTML (Try's are `attempt.rs`'s), written with maud, which
+//! escapes every value it puts in a page: a tool's description, a model's text and a
+//! tool's result are untrusted, and show as text.
 
-use base64::Engine as _;
 use maud::{DOCTYPE, Markup, html};
 use serde_json::Value;
 
 use super::{CallFilter, Viewer};
-use crate::error::ToolError;
-use crate::host::HostStats;
-use crate::host::{CallOutcome, Host, RepairedCall};
-use crate::load::ComponentReport;
-use crate::load::LoadReport;
+use crate::host::{HostStats, McpServerState};
+use crate::load::{ComponentReport, LoadReport};
 use crate::mcp::recent::{BUCKET, Bucket, CallRecord};
 use crate::sandbox::{Grants, Limits};
-use crate::tool::{Content, ToolOrigin, ToolSpec};
+use crate::tool::{ToolOrigin, ToolSpec};
 
 /// A page as an answer.
 pub(super) struct Page(Markup);
@@ -27,7 +23,7 @@ impl axum::response::IntoResponse for Page {
 }
 
 /// The frame around every page: its title, the navigation, who is signed in.
-fn layout(title: &str, viewer: Option<&Viewer>, body: Markup) -> Page {
+pub(super) fn layout(title: &str, viewer: Option<&Viewer>, body: Markup) -> Page {
     framed(title, viewer, body, false)
 }
 
@@ -219,152 +215,6 @@ fn origin_view(tool: &ToolSpec, report: Option<&ComponentReport>) -> Markup {
     }
 }
 
-/// One call Try found: how it was written, what the host reads it as (or why it is
-/// no call), and its outcome once run.
-pub(super) struct Step {
-    /// How it was written, when it came from a reply.
-    written: Option<&'static str>,
-    /// The name as written.
-    name: String,
-    /// The call the host would run, or the message the model would get.
-    reading: Result<RepairedCall, ToolError>,
-    /// What running it gave.
-    pub(super) outcome: Option<CallOutcome>,
-}
-
-impl Step {
-    /// Whether there is a call to run.
-    pub(super) fn runnable(&self) -> bool {
-        self.reading.is_ok()
-    }
-
-    /// The tool and the arguments as bound (for a runnable step).
-    pub(super) fn call(&self) -> (String, Value) {
-        match &self.reading {
-            Ok(call) => (call.tool.clone(), call.arguments.clone()),
-            Err(_) => (self.name.clone(), Value::Null),
-        }
-    }
-}
-
-/// What the host reads in `text`: the argument text of a call of `tool` when one is
-/// named, else every call a reply holds, in any dialect.
-pub(super) fn read_attempt(host: &Host, tool: &str, text: &str) -> Vec<Step> {
-    if !tool.is_empty() {
-        return vec![Step { written: None, name: tool.into(), reading: host.repair_call(tool, text), outcome: None }];
-    }
-    let found = host.extract_calls(text);
-    found
-        .in_order()
-        .into_iter()
-        .map(|call| {
-            let reading = match (&call.rejected, &call.tool) {
-                (Some(error), _) => Err(error.clone()),
-                (None, tool) => {
-                    let tool = tool.as_deref().unwrap_or(&call.name);
-                    host.repair_call(tool, &call.arguments.to_string()).map(|mut repaired| {
-                        let mut repairs = call.repairs.clone();
-                        repairs.append(&mut repaired.repairs);
-                        repaired.repairs = repairs;
-                        repaired
-                    })
-                }
-            };
-            Step { written: Some(call.dialect.name()), name: call.name.clone(), reading, outcome: None }
-        })
-        .collect()
-}
-
-/// Try: the form, and the steps of what was sent.
-pub(super) fn try_page(viewer: &Viewer, tool: &str, text: &str, steps: Option<&[Step]>) -> Page {
-    let body = html! {
-        p { "Paste what a model wrote: the argument text of a call (and the tool's name as it wrote it), or a whole "
-            "reply with calls in any dialect (leave the name empty). Showing the steps runs nothing; "
-            "running calls the tools, which may do things." }
-        form.try method="post" action="/console/try" {
-            label for="tool" { "Tool name, as the model wrote it (empty for a whole reply)" }
-            input #tool type="text" name="tool" value=(tool) autocomplete="off";
-            label for="text" { "What the model wrote" }
-            textarea #text name="text" rows="8" spellcheck="false" { (text) }
-            div.actions {
-                button type="submit" name="action" value="steps" { "Show the steps" }
-                button.run type="submit" name="action" value="run" { "Run" }
-            }
-        }
-        @if let Some(steps) = steps {
-            @if steps.is_empty() {
-                p.error role="status" { "No call was found in what was written. Name the tool to read it as a call's arguments." }
-            }
-            @for (number, step) in steps.iter().enumerate() {
-                (step_view(number + 1, step))
-            }
-        }
-    };
-    layout("Try", Some(viewer), body)
-}
-
-/// One step, numbered.
-fn step_view(number: usize, step: &Step) -> Markup {
-    html! {
-        section.step {
-            h2 { "Call " (number) ": " code { (step.name) } @if let Some(written) = step.written { " (" (written) ")" } }
-            @match &step.reading {
-                Ok(call) => {
-                    ol.repairs {
-                        @if call.repairs.is_empty() { li { "Right as written: nothing repaired." } }
-                        @for repair in &call.repairs { li { "Repaired: " (repair.to_string()) } }
-                        li { "Runs " code { (call.tool) } " with these arguments, as bound"
-                             pre.arguments { (pretty(&call.bound)) } }
-                    }
-                }
-                Err(error) => {
-                    p { "Not run. The model would be told:" }
-                    pre.message { (error.to_string()) }
-                }
-            }
-            @if let Some(outcome) = &step.outcome { (outcome_view(outcome)) }
-        }
-    }
-}
-
-/// A call's outcome: the result and its content, or the message.
-fn outcome_view(outcome: &CallOutcome) -> Markup {
-    html! {
-        div.outcome {
-            @match &outcome.result {
-                Ok(value) => {
-                    h3 { "Result" }
-                    pre.result { (pretty(value)) }
-                    @for content in &outcome.content { (content_view(content)) }
-                }
-                Err(error) => {
-                    h3 { "Failed (" (error.kind()) ")" }
-                    pre.message { (error.to_string()) }
-                }
-            }
-        }
-    }
-}
-
-/// A content block: an image shown (a raster type, inline), anything else named.
-fn content_view(content: &Content) -> Markup {
-    const SHOWN: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
-    html! {
-        @match content {
-            Content::Text { text } => { pre.result { (text) } }
-            Content::Image(media) if SHOWN.contains(&media.mime_type.as_str()) => {
-                img.content alt="an image the tool returned"
-                    src={ "data:" (media.mime_type) ";base64," (base64::engine::general_purpose::STANDARD.encode(&media.data)) };
-            }
-            Content::Image(media) | Content::Audio(media) => {
-                p { "Content of type " code { (media.mime_type) } ", " (media.data.len()) " bytes" }
-            }
-            Content::ResourceLink(link) => { p { "A link to a resource: " code { (link.uri) } } }
-            Content::Resource { resource } => { p { "A resource: " code { (resource.uri) } } }
-        }
-    }
-}
-
 /// A schema property's type in a few characters.
 fn type_of(property: &Value) -> String {
     match &property["type"] {
@@ -385,7 +235,7 @@ fn yes(flag: bool) -> &'static str {
     if flag { "yes" } else { "no" }
 }
 
-fn pretty(value: &Value) -> String {
+pub(super) fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }
 
@@ -437,15 +287,17 @@ pub(super) fn calls(viewer: &Viewer, filter: &CallFilter, calls: &[CallRecord], 
     framed("Calls", Some(viewer), body, filter.live.is_some())
 }
 
-/// The server's state: its tools and components, calls now, and charts.
-pub(super) fn health(
-    viewer: &Viewer,
-    stats: &HostStats,
-    report: &LoadReport,
-    buckets: Option<&[Bucket]>,
-    live: bool,
-) -> Page {
-    let seconds = BUCKET.as_secs_f64();
+/// What the health page shows only to a caller who may use every tool: the charts,
+/// the components and the MCP servers.
+pub(super) struct Whole {
+    pub(super) buckets: Vec<Bucket>,
+    pub(super) report: LoadReport,
+    pub(super) servers: Vec<McpServerState>,
+}
+
+/// The server's state: its tools, calls now, and (`whole`) charts, components and
+/// MCP servers.
+pub(super) fn health(viewer: &Viewer, stats: &HostStats, whole: Option<&Whole>, live: bool) -> Page {
     let body = html! {
         p { a href={ "/console/health" @if !live { "?live=1" } } { @if live { "Stop reloading" } @else { "Reload every 3 s" } } }
         ul.facts {
@@ -454,14 +306,27 @@ pub(super) fn health(
             li { (stats.ready_instances) " instances made ahead, ready" }
             li { (stats.mcp_server_restarts) " restarts of MCP servers since they were first started" }
         }
-        @if let Some(buckets) = buckets {
-            @let rate: Vec<f64> = buckets.iter().map(|b| f64::from(b.calls) / seconds).collect();
-            @let failed: Vec<f64> = buckets.iter().map(|b| f64::from(b.failed) / seconds).collect();
-            @let latency: Vec<f64> = buckets.iter().map(mean_ms).collect();
-            (super::charts::bars("Calls a second", &rate, "calls/s"))
-            (super::charts::bars("Failed calls a second", &failed, "calls/s"))
-            (super::charts::bars("Mean latency", &latency, "ms"))
-        }
+        @if let Some(whole) = whole { (charts_view(&whole.buckets)) (parts_view(&whole.report, &whole.servers)) }
+    };
+    framed("Health", Some(viewer), body, live)
+}
+
+/// Calls, failures and latency over the last ten minutes.
+fn charts_view(buckets: &[Bucket]) -> Markup {
+    let seconds = BUCKET.as_secs_f64();
+    let rate: Vec<f64> = buckets.iter().map(|b| f64::from(b.calls) / seconds).collect();
+    let failed: Vec<f64> = buckets.iter().map(|b| f64::from(b.failed) / seconds).collect();
+    let latency: Vec<f64> = buckets.iter().map(mean_ms).collect();
+    html! {
+        (super::charts::bars("Calls a second", &rate, "calls/s"))
+        (super::charts::bars("Failed calls a second", &failed, "calls/s"))
+        (super::charts::bars("Mean latency", &latency, "ms"))
+    }
+}
+
+/// The components as loaded, the MCP servers as served, the load's warnings.
+fn parts_view(report: &LoadReport, servers: &[McpServerState]) -> Markup {
+    html! {
         h2 { "Components" }
         table.tools {
             thead { tr { th { "Component" } th { "Tools" } th { "Code" } th { "Loaded in" } th { "From" } } }
@@ -477,12 +342,28 @@ pub(super) fn health(
                 }
             }
         }
+        @if !servers.is_empty() {
+            h2 { "MCP servers" }
+            table.servers {
+                thead { tr { th { "Server" } th { "Tools" } th { "Restarts" } th { "Connection" } } }
+                tbody {
+                    @for server in servers {
+                        tr {
+                            td { (server.name) }
+                            td { (server.tools) }
+                            td { (server.restarts) }
+                            td { @match &server.down { None => { span.outcome.ok { "up" } }
+                                                        Some(why) => { span.outcome.bad { "down: " (why) } } } }
+                        }
+                    }
+                }
+            }
+        }
         @if !report.warnings.is_empty() {
             h2 { "Load warnings" }
             ul.warnings { @for warning in &report.warnings { li { (warning) } } }
         }
-    };
-    framed("Health", Some(viewer), body, live)
+    }
 }
 
 /// A bucket's mean latency, in milliseconds.
