@@ -83,14 +83,11 @@ impl RecentCalls {
         RecentCalls { started: Instant::now(), inner: Mutex::new(inner) }
     }
 
-    /// Records `caller`'s call of `name` that ended as `outcome` after `took`.
+    /// Records `caller`'s call of `name` that ended as `outcome` after `took`: made
+    /// into its record before the lock is taken, which then only files it.
     pub(crate) fn record(&self, caller: &Caller, name: &str, outcome: &CallOutcome, took: Duration) {
-        let now = self.bucket_now();
-        let mut inner = lock(&self.inner);
-        inner.advance(now);
-        inner.numbered += 1;
-        let record = CallRecord {
-            number: inner.numbered,
+        let mut record = CallRecord {
+            number: 0,
             time: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             caller: caller.name().to_string(),
             name: name.to_string(),
@@ -100,6 +97,11 @@ impl RecentCalls {
             message: outcome.result.as_ref().err().map(ToString::to_string),
             took,
         };
+        let now = self.bucket_now();
+        let mut inner = lock(&self.inner);
+        inner.advance(now);
+        inner.numbered += 1;
+        record.number = inner.numbered;
         if inner.calls.len() == KEPT {
             inner.calls.pop_front();
         }

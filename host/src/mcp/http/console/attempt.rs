@@ -26,17 +26,10 @@ pub(super) struct Step {
 }
 
 impl Step {
-    /// Whether there is a call to run.
-    pub(super) fn runnable(&self) -> bool {
-        self.reading.is_ok()
-    }
-
-    /// The tool and the arguments as bound (for a runnable step).
-    pub(super) fn call(&self) -> (String, Value) {
-        match &self.reading {
-            Ok(call) => (call.tool.clone(), call.arguments.clone()),
-            Err(_) => (self.name.clone(), Value::Null),
-        }
+    /// The tool to run and its arguments as read (the call binds them again, as a
+    /// model's call), when there is a call to run.
+    pub(super) fn call(&self) -> Option<(&str, &Value)> {
+        self.reading.as_ref().ok().map(|call| (call.tool.as_str(), &call.arguments))
     }
 }
 

@@ -305,13 +305,11 @@ async fn tool(State(console): State<Arc<Console>>, viewer: Viewer, Path(name): P
 /// Try's form: a tool's name and the argument text a model wrote for it, or (with no
 /// name) a whole reply; and whether to run what it holds.
 #[derive(Deserialize, Default)]
+#[serde(default)]
 struct Attempt {
-    #[serde(default)]
     tool: String,
-    #[serde(default)]
     text: String,
     /// `run` runs the calls; anything else only shows the steps.
-    #[serde(default)]
     action: String,
 }
 
@@ -324,9 +322,10 @@ async fn try_call(State(console): State<Arc<Console>>, viewer: Viewer, Form(form
     let host = viewer.host(server);
     let mut steps = attempt::read_attempt(&host, form.tool.trim(), &form.text);
     if form.action == "run" {
-        for step in steps.iter_mut().filter(|step| step.runnable()).take(MAX_RUNS) {
-            let (tool, arguments) = step.call();
-            step.outcome = Some(server.call_for_console(viewer.caller.clone(), &tool, arguments).await);
+        for step in steps.iter_mut().filter(|step| step.call().is_some()).take(MAX_RUNS) {
+            let Some((tool, arguments)) = step.call() else { continue };
+            let outcome = server.call_for_console(viewer.caller.clone(), tool, arguments.clone()).await;
+            step.outcome = Some(outcome);
         }
     }
     attempt::try_page(&viewer, &form.tool, &form.text, Some(&steps)).into_response()
@@ -334,15 +333,12 @@ async fn try_call(State(console): State<Arc<Console>>, viewer: Viewer, Form(form
 
 /// The calls page's filters, and whether it reloads itself.
 #[derive(Deserialize, Default)]
+#[serde(default)]
 pub(super) struct CallFilter {
-    #[serde(default)]
     pub(super) tool: String,
-    #[serde(default)]
     pub(super) caller: String,
     /// `ok`, `failed`, an error's kind, or empty for any.
-    #[serde(default)]
     pub(super) outcome: String,
-    #[serde(default)]
     pub(super) live: Option<String>,
 }
 
