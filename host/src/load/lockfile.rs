@@ -12,6 +12,11 @@
 //! sha256 = "sha256:5f1e…"            # of weather.wasm: the artifact's layer digest
 //! manifest-sha256 = "sha256:a3c9…"   # of weather.toml, when the artifact carried one
 //! signed-by = ["sha256:0b4e…"]       # the keys its cosign signature was verified with
+//!
+//! [[document]]                       # a REST API's OpenAPI document fetched from a URL
+//! name = "petstore"                  # petstore.openapi.toml
+//! url = "https://api.example.com/openapi.json"
+//! sha256 = "sha256:91ac…"            # pinned when first fetched; a change is refused
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -40,6 +45,19 @@ struct Lockfile {
     version: u32,
     #[serde(default)]
     component: Vec<Entry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    document: Vec<DocumentEntry>,
+}
+
+/// What a REST API's document fetched from a URL must be.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Eq)]
+pub(crate) struct DocumentEntry {
+    /// The API's name: its file is `NAME.openapi.toml`.
+    pub(crate) name: String,
+    /// Where the document is fetched from.
+    pub(crate) url: String,
+    /// The SHA-256 of the document's bytes when it was first fetched.
+    pub(crate) sha256: String,
 }
 
 /// What one pulled component must be.
@@ -96,25 +114,55 @@ pub(crate) enum LockError {
 /// Every entry of the lock file in `folder` (none when there is no lock file).
 #[cfg_attr(not(feature = "oci"), allow(dead_code))]
 pub(crate) fn entries_in(folder: &Path) -> Result<Vec<Entry>, LockError> {
+    Ok(lock_in(folder)?.component)
+}
+
+/// The lock file in `folder`, checked (an empty one when there is none).
+fn lock_in(folder: &Path) -> Result<Lockfile, LockError> {
     match read_regular_file(&folder.join(LOCK_FILE), MAX_MANIFEST_BYTES) {
         Ok(bytes) => parse(&bytes),
-        Err(error) if error.is_not_found() => Ok(Vec::new()),
+        Err(error) if error.is_not_found() => {
+            Ok(Lockfile { version: VERSION, component: Vec::new(), document: Vec::new() })
+        }
         Err(error) => Err(unusable(&error)),
     }
+}
+
+/// The pinned digest of the REST API `name`'s document, if the lock file in
+/// `folder` has one.
+#[cfg_attr(not(feature = "rest-apis"), allow(dead_code))]
+pub(crate) fn document_entry(folder: &Path, name: &str) -> Result<Option<DocumentEntry>, LockError> {
+    Ok(lock_in(folder)?.document.into_iter().find(|entry| entry.name == name))
+}
+
+/// Pins a REST API's document in the lock file of `folder` (replacing the entry of
+/// the same name).
+#[cfg_attr(not(feature = "rest-apis"), allow(dead_code))]
+pub(crate) fn record_document(folder: &Path, entry: DocumentEntry) -> Result<(), LockError> {
+    let mut lock = lock_in(folder)?;
+    lock.document.retain(|known| known.name != entry.name);
+    lock.document.push(entry);
+    lock.document.sort_by(|a, b| a.name.cmp(&b.name));
+    write(folder, &lock)
 }
 
 /// Records `entry` in the lock file of `folder` (replacing the entry of the same
 /// name), writing the whole file anew and renaming it into place.
 #[cfg_attr(not(feature = "oci"), allow(dead_code))]
 pub(crate) fn record(folder: &Path, entry: Entry) -> Result<(), LockError> {
-    let mut entries = entries_in(folder)?;
-    entries.retain(|known| known.name != entry.name);
-    entries.push(entry);
-    entries.sort_by(|a, b| a.name.cmp(&b.name));
-    let text = toml::to_string(&Lockfile { version: VERSION, component: entries })
-        .map_err(|error| LockError::Unusable { reason: format!("cannot write it: {error}") })?;
-    let header = "# Written by `toolhost pull`: what each component was pulled from and the SHA-256\n\
-                  # its file must have. A component that no longer matches is not loaded.\n\n";
+    let mut lock = lock_in(folder)?;
+    lock.component.retain(|known| known.name != entry.name);
+    lock.component.push(entry);
+    lock.component.sort_by(|a, b| a.name.cmp(&b.name));
+    write(folder, &lock)
+}
+
+/// Writes `lock` as the lock file of `folder`, anew, renamed into place.
+fn write(folder: &Path, lock: &Lockfile) -> Result<(), LockError> {
+    let text =
+        toml::to_string(lock).map_err(|error| LockError::Unusable { reason: format!("cannot write it: {error}") })?;
+    let header = "# Written by `toolhost pull` and by loading REST APIs whose document is a URL: the\n\
+                  # SHA-256 each component and document must have. One that no longer matches is not loaded.\n\n";
     crate::sys::write_private_atomically(&folder.join(LOCK_FILE), format!("{header}{text}").as_bytes())
         .map_err(|error| LockError::Unusable { reason: format!("cannot write it: {error}") })
 }
@@ -128,12 +176,12 @@ pub(crate) fn entry_for(component: &Path) -> Result<Option<Entry>, LockError> {
         Err(error) => return Err(unusable(&error)),
     };
     let name = component.file_stem().map(|stem| stem.to_string_lossy()).unwrap_or_default();
-    Ok(parse(&bytes)?.into_iter().find(|entry| entry.name == name))
+    Ok(parse(&bytes)?.component.into_iter().find(|entry| entry.name == name))
 }
 
 /// Every entry of a lock file's bytes, checked: the format version, digests that are
 /// SHA-256 digests, and each name once.
-fn parse(bytes: &[u8]) -> Result<Vec<Entry>, LockError> {
+fn parse(bytes: &[u8]) -> Result<Lockfile, LockError> {
     let text = std::str::from_utf8(bytes).map_err(|_| LockError::Unusable { reason: "it is not UTF-8".into() })?;
     let lock: Lockfile = toml::from_str(text).map_err(|error| LockError::Unusable { reason: error.to_string() })?;
     if lock.version != VERSION {
@@ -154,7 +202,15 @@ fn parse(bytes: &[u8]) -> Result<Vec<Entry>, LockError> {
             }
         }
     }
-    Ok(lock.component)
+    if let Some(entry) = lock.document.iter().find(|entry| !is_sha256(&entry.sha256)) {
+        return Err(LockError::Unusable {
+            reason: format!(
+                "the document of '{}' has the digest '{}', not sha256: and 64 hex digits",
+                entry.name, entry.sha256
+            ),
+        });
+    }
+    Ok(lock)
 }
 
 fn unusable(error: &ReadError) -> LockError {
@@ -218,8 +274,12 @@ mod tests {
             "version = 1\n[[component]]\nname = \"a\"\nreference = \"r/a:1\"\nsha256 = \"{DIGEST}\"\n\
              manifest-sha256 = \"{DIGEST}\"\n"
         );
-        let entries = parse(text.as_bytes()).expect("a valid lock");
+        let entries = parse(text.as_bytes()).expect("a valid lock").component;
         assert_eq!(entries[0].manifest_sha256.as_deref(), Some(DIGEST));
+        let pinned = format!("{text}[[document]]\nname = \"api\"\nurl = \"https://x\"\nsha256 = \"{DIGEST}\"\n");
+        assert_eq!(parse(pinned.as_bytes()).expect("a valid lock").document[0].name, "api");
+        let bad = format!("{text}[[document]]\nname = \"api\"\nurl = \"https://x\"\nsha256 = \"md5:1\"\n");
+        assert!(parse(bad.as_bytes()).unwrap_err().to_string().contains("the document of 'api'"));
         let twice = format!("{text}[[component]]\nname = \"a\"\nreference = \"r/a:2\"\nsha256 = \"{DIGEST}\"\n");
         assert!(parse(twice.as_bytes()).unwrap_err().to_string().contains("it names 'a' twice"));
         let short = text.replace(DIGEST, "sha256:abc");

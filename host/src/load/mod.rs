@@ -28,10 +28,17 @@ use wasmtime::component::{Component, InstancePre};
 pub(crate) use cache::{Cache, CacheError, default_dir};
 #[cfg(feature = "mcp-servers")]
 pub(crate) use folder::SERVER_SUFFIX;
+pub(crate) use folder::is_rest_api_file;
+#[cfg(feature = "rest-apis")]
+pub(crate) use folder::{MAX_DOCUMENT_BYTES, REST_API_SUFFIX};
 pub(crate) use folder::{Version, fingerprint, plugin_files, server_fingerprint};
 pub(crate) use introspect::{FoundTool, Offered, Offers};
+#[cfg(any(feature = "oci", feature = "rest-apis"))]
+pub(crate) use lockfile::sha256_digest;
+#[cfg(feature = "rest-apis")]
+pub(crate) use lockfile::{DocumentEntry, document_entry, record_document};
 #[cfg(feature = "oci")]
-pub(crate) use lockfile::{Entry as LockEntry, entries_in as lock_entries, record as record_lock_entry, sha256_digest};
+pub(crate) use lockfile::{Entry as LockEntry, entries_in as lock_entries, record as record_lock_entry};
 pub(crate) use manifest::Manifest;
 #[cfg(feature = "oci")]
 pub(crate) use manifest::path_for as manifest_path_for;
