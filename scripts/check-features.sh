@@ -20,7 +20,7 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target/clippy}
 source scripts/host-build-env.sh
 
 # `registry` is `oci`'s old name: the same build.
-features=("" mcp http mcp-servers oci fuzzing semantic)
+features=("" mcp http mcp-servers rest-apis oci fuzzing semantic)
 if [ "${1:-}" != --windows-only ]; then
     for feature in "${features[@]}"; do
         echo "check-features: toolhost with ${feature:-no features}"

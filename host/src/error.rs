@@ -170,6 +170,25 @@ pub enum ToolError {
         /// Whether retrying the call may help (the server is being started again).
         retry: bool,
     },
+    /// A REST API plugin's operation failed: the API answered with an error status
+    /// (its own words passed on, bounded), could not be reached, or answered with
+    /// something a model cannot use. `retry` says whether the same call may succeed later.
+    #[error(
+        "Tool '{tool}' failed: its REST API '{api}' {reason}. {}",
+        if *.retry { "Retrying the call can help." } else { "Retrying the same call will not help." }
+    )]
+    ApiFailed {
+        /// The tool that was called.
+        tool: String,
+        /// The API's name (its file name without `.openapi.toml`).
+        api: String,
+        /// The HTTP status it answered with, if it answered.
+        status: Option<u16>,
+        /// What happened, in plain words, as the rest of a sentence.
+        reason: String,
+        /// Whether retrying the call may help.
+        retry: bool,
+    },
     /// The caller cancelled the call before it finished (an MCP client's
     /// `notifications/cancelled`, or the cancellation a caller passed to
     /// [`Host::dispatch_until`](crate::Host::dispatch_until)): its instance was stopped, or
@@ -320,6 +339,7 @@ impl ToolError {
             ToolError::Busy { .. } => "busy",
             ToolError::RateLimited { .. } => "rate_limited",
             ToolError::ServerFailed { .. } => "server_failed",
+            ToolError::ApiFailed { .. } => "api_failed",
             ToolError::Cancelled { .. } => "cancelled",
             ToolError::Refused { .. } => "refused",
             ToolError::NotApproved { .. } => "not_approved",
@@ -371,6 +391,9 @@ impl ToolError {
             }
             ToolError::ServerFailed { tool, server, reason, retry } => {
                 json!({ "tool": tool, "server": server, "reason": reason, "retry": retry })
+            }
+            ToolError::ApiFailed { tool, api, status, reason, retry } => {
+                json!({ "tool": tool, "api": api, "status": status, "reason": reason, "retry": retry })
             }
             ToolError::RateLimited { tool, per_minute, retry_after } => {
                 json!({ "tool": tool, "per_minute": per_minute, "retry_after_ms": millis(*retry_after) })

@@ -61,6 +61,8 @@ mod policy;
 #[cfg(feature = "mcp-servers")]
 mod remote;
 mod resolve;
+#[cfg(feature = "rest-apis")]
+mod rest;
 mod runtime;
 mod sandbox;
 mod search;

@@ -47,7 +47,7 @@ pub(crate) enum Arguments<'a> {
 pub fn check_arguments(spec: &ToolSpec, arguments: &Value) -> Result<(), ToolError> {
     match &spec.origin {
         ToolOrigin::Component(function) => bind_arguments(spec, function, arguments, &mut Vec::new()).map(drop),
-        ToolOrigin::McpServer(tool) => {
+        ToolOrigin::McpServer(tool) | ToolOrigin::RestApi(tool) => {
             let binder = SchemaBinder::new(tool.input_schema.clone());
             bind_for_server(&binder, spec, &spec.name, Arguments::Json(arguments), &mut Vec::new()).map(drop)
         }
@@ -61,7 +61,7 @@ pub(crate) fn check_text(spec: &ToolSpec, text: &str, repairs: &mut Vec<Repair>)
     let arguments = read_arguments(&spec.name, text, repairs).map_err(|problem| invalid_arguments(spec, problem))?;
     let bound = match &spec.origin {
         ToolOrigin::Component(function) => Bound::Values(bind_arguments(spec, function, &arguments, repairs)?),
-        ToolOrigin::McpServer(tool) => {
+        ToolOrigin::McpServer(tool) | ToolOrigin::RestApi(tool) => {
             let binder = SchemaBinder::new(tool.input_schema.clone());
             Bound::Json(bind_for_server(&binder, spec, &spec.name, Arguments::Json(&arguments), repairs)?)
         }

@@ -221,6 +221,8 @@ pub struct HostStats {
     pub components: usize,
     /// MCP servers served as plugins.
     pub mcp_servers: usize,
+    /// REST APIs served as plugins (`NAME.openapi.toml`).
+    pub rest_apis: usize,
     /// Active tools (of this host's toolset, if it is one).
     pub tools: usize,
     /// Calls running (holding one of the host's call slots).
@@ -419,7 +421,8 @@ impl Host {
         let admission = self.core.runtime.admission();
         HostStats {
             components: snapshot.components.len(),
-            mcp_servers: snapshot.servers.len(),
+            mcp_servers: snapshot.servers.iter().filter(|s| s.is_mcp()).count(),
+            rest_apis: snapshot.servers.iter().filter(|s| !s.is_mcp()).count(),
             tools: self.registry_in(&snapshot).specs().count(),
             running_calls: admission.running(),
             queued_calls: admission.queued(),
@@ -431,7 +434,8 @@ impl Host {
     /// Each MCP server plugin served, by name: its tools, restarts and connection.
     pub fn mcp_servers(&self) -> Vec<McpServerState> {
         let snapshot = self.core.current.load();
-        let mut servers: Vec<McpServerState> = snapshot.servers.iter().map(servers::ServedServer::state).collect();
+        let mcp = snapshot.servers.iter().filter(|s| s.is_mcp());
+        let mut servers: Vec<McpServerState> = mcp.map(servers::ServedServer::state).collect();
         servers.sort_by(|a, b| a.name.cmp(&b.name));
         servers
     }

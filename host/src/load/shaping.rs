@@ -184,7 +184,7 @@ impl ToolTable {
                         found.description = Some(note.clone());
                     }
                 }
-                ToolOrigin::McpServer(tool) => {
+                ToolOrigin::McpServer(tool) | ToolOrigin::RestApi(tool) => {
                     if let Some(Value::Object(property)) = tool.input_schema.pointer_mut(&format!("/properties/{name}"))
                     {
                         property.insert("description".into(), Value::String(note.clone()));

@@ -179,7 +179,11 @@ fn transport(file: &File, folder: &Path, lookup: &impl Fn(&str) -> Option<String
 
 /// `value` with each `${NAME}` replaced by the host's variable `NAME`; a variable
 /// the host does not set is an error rather than an empty string.
-fn expand(field: &str, value: &str, lookup: &impl Fn(&str) -> Option<String>) -> Result<String, ConfigError> {
+pub(crate) fn expand(
+    field: &str,
+    value: &str,
+    lookup: &impl Fn(&str) -> Option<String>,
+) -> Result<String, ConfigError> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
     while let Some(start) = rest.find("${") {

@@ -27,6 +27,8 @@ use rmcp::service::ServiceError;
 use serde_json::Value;
 
 pub(crate) use config::ServerConfig;
+#[cfg(feature = "rest-apis")]
+pub(crate) use config::expand;
 
 use crate::bind::SchemaBinder;
 use crate::error::ToolError;
@@ -57,7 +59,7 @@ impl RemoteRuntime {
     }
 
     /// Starts `future` on the runtime; `None` once the runtime is shut down.
-    fn spawn<T: Send + 'static>(
+    pub(crate) fn spawn<T: Send + 'static>(
         &self,
         future: impl Future<Output = T> + Send + 'static,
     ) -> Option<tokio::task::JoinHandle<T>> {
@@ -65,7 +67,7 @@ impl RemoteRuntime {
     }
 
     /// Runs `future` on the runtime and waits for it, from any thread.
-    fn run<T: Send + 'static>(&self, future: impl Future<Output = T> + Send + 'static) -> Option<T> {
+    pub(crate) fn run<T: Send + 'static>(&self, future: impl Future<Output = T> + Send + 'static) -> Option<T> {
         futures::executor::block_on(self.spawn(future)?).ok()
     }
 }

@@ -57,6 +57,9 @@ pub enum ToolOrigin {
     /// A tool of an MCP server (a `NAME.mcp.toml` plugin), which runs outside the
     /// host's sandbox.
     McpServer(ServerTool),
+    /// An operation of a REST API (a `NAME.openapi.toml` plugin), called over HTTP
+    /// outside the host's sandbox; its `remote_name` is its method and path.
+    RestApi(ServerTool),
 }
 
 /// A component's exported function: where it is, and its WIT signature.
@@ -73,11 +76,13 @@ pub struct WitFunction {
     pub result: Option<WitType>,
 }
 
-/// An MCP server's tool: the server's own name for it and its JSON Schemas.
+/// A tool described by JSON Schemas that runs outside the host: an MCP server's tool
+/// (the server's own name for it), or a REST API's operation (its method and path).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ServerTool {
-    /// The name the server lists it under (the call is sent under it).
+    /// The name the server lists it under (the call is sent under it); for a REST
+    /// operation, its method and path (`GET /pet/{petId}`).
     pub remote_name: String,
     /// The JSON Schema of its arguments, as the server sent it.
     pub input_schema: Value,
@@ -247,7 +252,7 @@ impl ToolOrigin {
     fn contract(&self) -> &dyn Contract {
         match self {
             ToolOrigin::Component(function) => function,
-            ToolOrigin::McpServer(tool) => tool,
+            ToolOrigin::McpServer(tool) | ToolOrigin::RestApi(tool) => tool,
         }
     }
 }
@@ -285,8 +290,14 @@ impl ToolSpec {
         ToolSpec { origin: ToolOrigin::McpServer(tool), ..spec }
     }
 
+    /// The operation `name` of the REST API `api` (its method and path in `tool`),
+    /// with a title made from that name and no description yet.
+    pub fn for_rest_operation(api: &str, name: &str, tool: ServerTool) -> ToolSpec {
+        ToolSpec { origin: ToolOrigin::RestApi(tool), ..ToolSpec::new(name, api) }
+    }
+
     /// Whether the tool runs in the host's sandbox (a component's), or outside it
-    /// (an MCP server's).
+    /// (an MCP server's, a REST API's).
     pub fn sandboxed(&self) -> bool {
         matches!(self.origin, ToolOrigin::Component(_))
     }
@@ -295,7 +306,7 @@ impl ToolSpec {
     pub fn wit_function(&self) -> Option<&WitFunction> {
         match &self.origin {
             ToolOrigin::Component(function) => Some(function),
-            ToolOrigin::McpServer(_) => None,
+            ToolOrigin::McpServer(_) | ToolOrigin::RestApi(_) => None,
         }
     }
 

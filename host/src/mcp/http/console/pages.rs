@@ -206,6 +206,10 @@ fn origin_view(tool: &ToolSpec, report: Option<&ComponentReport>) -> Markup {
                     li { "The MCP server " code { (tool.component) } " (outside the sandbox), as "
                          code { (server.remote_name) } }
                 }
+                ToolOrigin::RestApi(operation) => {
+                    li { "The REST API " code { (tool.component) } " (outside the sandbox), as "
+                         code { (operation.remote_name) } }
+                }
             }
             @if let Some(report) = report {
                 li { "File: " code { (report.path.display()) } }
