@@ -40,6 +40,7 @@ mod prewarm;
 mod process;
 mod replicas;
 mod reports;
+mod rest_apis;
 mod rig;
 mod sandbox;
 mod search;
