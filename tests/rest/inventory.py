@@ -7,6 +7,7 @@ Run: uvicorn --app-dir tests/rest inventory:app --port PORT
 
 import asyncio
 import base64
+import json
 
 from fastapi import Depends, FastAPI, File, Header, HTTPException, Query, Response, UploadFile
 from fastapi.responses import RedirectResponse, StreamingResponse
@@ -124,3 +125,15 @@ def events() -> StreamingResponse:
 def stats() -> dict:
     """How many items there are and what they are worth."""
     return {"items": len(ITEMS), "worth": sum(i.price for i in ITEMS.values())}
+
+
+@app.get("/me", operation_id="whoami", tags=["oauth"])
+def whoami(credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> dict:
+    """Who the caller's access token says it is: its issuer and scope (read, not
+    verified: this application only shows what a client sent)."""
+    try:
+        payload = credentials.credentials.split(".")[1]
+        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    except (AttributeError, IndexError, ValueError):
+        raise HTTPException(status_code=401, detail="an access token (a JWT) is needed")
+    return {"iss": claims.get("iss"), "scope": claims.get("scope")}
