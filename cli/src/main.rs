@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
-use toolhost::{Capacity, Compiler, Host, HostBuilder, Provenance, ToolFormat, ToolSpec};
+use toolhost::{Capacity, Compiler, Host, HostBuilder, Provenance, ToolFormat, ToolOrigin, ToolSpec};
 
 /// Run an AI agent's tools as sandboxed WebAssembly components.
 #[derive(Parser)]
@@ -681,11 +681,16 @@ fn check(file: &Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// One block per tool: name, component (marked when the tool is an MCP server's,
-/// which the host does not sandbox), parameters, first paragraph of the description.
+/// One block per tool: name, component (marked when the tool is an MCP server's or a
+/// REST API's, which the host does not sandbox), parameters, first paragraph of the
+/// description.
 fn print_tools(tools: &[ToolSpec]) {
     for tool in tools {
-        let origin = if tool.sandboxed() { "" } else { ", MCP server: not sandboxed" };
+        let origin = match &tool.origin {
+            ToolOrigin::RestApi(operation) => format!(", REST API: not sandboxed, {}", operation.remote_name),
+            _ if !tool.sandboxed() => ", MCP server: not sandboxed".to_string(),
+            _ => String::new(),
+        };
         println!("{}  [{}{origin}]", tool.name, tool.component);
         println!("    {}", tool.signature());
         let summary: Vec<&str> = tool.description.lines().take_while(|l| !l.trim().is_empty()).collect();

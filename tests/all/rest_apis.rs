@@ -109,12 +109,11 @@ fn a_fastapi_applications_operations_are_tools_called_with_parameters_of_every_p
         "{warnings}"
     );
     assert!(warnings.contains("GET /events is not a tool: it answers with a stream"), "{warnings}");
-    // The document fetched from the URL is pinned in the lock file.
+    // The documents fetched from their URL are pinned in the lock file: both files',
+    // loaded at once.
     let lock = std::fs::read_to_string(folder.path().join("toolhost.lock")).expect("a lock file");
-    assert!(
-        lock.contains("[[document]]") && lock.contains("name = \"inventory\"") && lock.contains("sha256:"),
-        "{lock}"
-    );
+    assert_eq!(lock.matches("[[document]]").count(), 2, "{lock}");
+    assert!(lock.contains("name = \"inventory\"") && lock.contains("name = \"stats\""), "{lock}");
 
     let spec = host.tools().into_iter().find(|tool| tool.name == "get_item").expect("get_item");
     assert!(matches!(&spec.origin, ToolOrigin::RestApi(operation) if operation.remote_name == "GET /items/{item_id}"));
@@ -221,6 +220,15 @@ fn wrong_credentials_and_a_dead_api_say_what_failed_and_whether_retrying_helps()
     let refused = failure(&host, "get_item", json!({"item_id": 1}));
     assert!(matches!(refused, ToolError::ApiFailed { status: Some(401), retry: false, .. }), "{refused:?}");
     assert!(refused.to_string().contains("refused the plugin's credentials"), "{refused}");
+    // The file's own limit on an answer's size.
+    let small =
+        format!("document = \"{base}/openapi.json\"\nmax_response_bytes = 40\n[auth]\nbearer = \"inventory-token\"\n");
+    let limited = host_of(folder_with(&[("inventory.openapi.toml", &small)]).path());
+    let large = failure(&limited, "get_item", json!({"item_id": 1}));
+    assert!(matches!(large, ToolError::ResultTooLarge { limit_bytes: 40, .. }), "{large:?}");
+    assert!(
+        limited.call("stats", &json!({})).is_err_and(|e| matches!(e, ToolError::ApiFailed { status: Some(403), .. }))
+    );
     app.kill();
     let dead = failure(&host, "get_item", json!({"item_id": 1}));
     assert!(matches!(dead, ToolError::ApiFailed { status: None, retry: true, .. }), "{dead:?}");

@@ -326,7 +326,8 @@ mod imp {
         let bound = |binder: &SchemaBinder, spec: &ToolSpec, repairs: &mut Vec<Repair>| {
             bind_for_server(binder, spec, tool, arguments, repairs)
         };
-        // The file's `timeout_ms` over the host's time limit; a caller's deadline may shorten it.
+        // The file's `timeout_ms` (and an API's `max_response_bytes`) over the host's
+        // limits; a caller's deadline may shorten the time.
         match &served.inner.plugin {
             Plugin::Mcp { server, tools } => {
                 let Some(remote) = tools.get(index) else {
@@ -350,7 +351,11 @@ mod imp {
                     retry: false,
                 })?;
                 let arguments = bound(&operation.binder, &operation.spec, repairs)?;
-                let limits = Limits { time: api.time_limit(host_limits.time), ..host_limits };
+                let limits = Limits {
+                    time: api.time_limit(host_limits.time),
+                    result_bytes: api.response_limit(host_limits.result_bytes),
+                    ..host_limits
+                };
                 Ok(ServerCall { to: Destination::Rest { api, index }, tool, arguments, limits })
             }
         }

@@ -33,6 +33,10 @@ pub(crate) const LOCK_FILE: &str = "toolhost.lock";
 /// The lock file format this host reads and writes.
 const VERSION: u32 = 1;
 
+/// Held while a lock file is read, changed and written again, so that two entries
+/// recorded at once (two REST APIs' documents pinned while a folder loads) are both kept.
+static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The lock file beside `component` (in the same folder).
 pub(crate) fn path_beside(component: &Path) -> PathBuf {
     component.with_file_name(LOCK_FILE)
@@ -139,6 +143,7 @@ pub(crate) fn document_entry(folder: &Path, name: &str) -> Result<Option<Documen
 /// the same name).
 #[cfg_attr(not(feature = "rest-apis"), allow(dead_code))]
 pub(crate) fn record_document(folder: &Path, entry: DocumentEntry) -> Result<(), LockError> {
+    let _writing = crate::mutex::lock(&WRITING);
     let mut lock = lock_in(folder)?;
     lock.document.retain(|known| known.name != entry.name);
     lock.document.push(entry);
@@ -150,6 +155,7 @@ pub(crate) fn record_document(folder: &Path, entry: DocumentEntry) -> Result<(),
 /// name), writing the whole file anew and renaming it into place.
 #[cfg_attr(not(feature = "oci"), allow(dead_code))]
 pub(crate) fn record(folder: &Path, entry: Entry) -> Result<(), LockError> {
+    let _writing = crate::mutex::lock(&WRITING);
     let mut lock = lock_in(folder)?;
     lock.component.retain(|known| known.name != entry.name);
     lock.component.push(entry);

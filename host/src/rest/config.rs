@@ -6,6 +6,7 @@
 //! document = "petstore.yaml"           # beside this file; or an https:// URL (pinned in toolhost.lock)
 //! base_url = "https://api.example.com/v3"   # else the document's first server
 //! timeout_ms = 10000                   # per call (default: the host's time limit)
+//! max_response_bytes = 1048576         # the largest answer read (default: the host's result limit)
 //! allow_hosts = ["files.example.com"]  # redirects may go there too (the base URL's host always)
 //! include = ["tag:pet", "getInventory"]  # by operation id, `tag:NAME`, `/path/*` or `GET /path/*`
 //! exclude = ["DELETE /*"]
@@ -42,6 +43,7 @@ struct File {
     document: String,
     base_url: Option<String>,
     timeout_ms: Option<u64>,
+    max_response_bytes: Option<usize>,
     #[serde(default)]
     allow_hosts: Vec<String>,
     #[serde(default)]
@@ -125,6 +127,8 @@ pub(crate) struct ApiConfig {
     pub(crate) base_url: Option<String>,
     /// The longest a call may take; the host's time limit when unset.
     pub(crate) timeout: Option<Duration>,
+    /// The largest answer read; the host's result limit when unset.
+    pub(crate) max_response_bytes: Option<usize>,
     /// Hosts besides the base URL's that redirects may lead to.
     pub(crate) allow_hosts: Vec<String>,
     pub(crate) choice: OperationChoice,
@@ -186,6 +190,7 @@ impl ApiConfig {
             document,
             base_url: base_url.map(|url| web_url("base_url", url)).transpose()?,
             timeout: file.timeout_ms.map(Duration::from_millis),
+            max_response_bytes: file.max_response_bytes,
             allow_hosts: file.allow_hosts,
             choice: OperationChoice::new(&file.include, &file.exclude)?,
             auth,

@@ -108,6 +108,11 @@ impl RestApi {
         self.config.timeout.unwrap_or(time)
     }
 
+    /// The largest answer read: the file's `max_response_bytes`, else the host's `result_bytes`.
+    pub(crate) fn response_limit(&self, result_bytes: usize) -> usize {
+        self.config.max_response_bytes.unwrap_or(result_bytes)
+    }
+
     /// Calls tool number `index` (registered as `tool`) with bound `arguments`,
     /// blocking this thread until it answers or `limit` passes.
     pub(crate) fn call(
@@ -263,12 +268,12 @@ fn fetch_pinned(config: &ApiConfig, url: &str, runtime: &RemoteRuntime) -> Resul
 async fn fetch(url: &str) -> Result<Vec<u8>, String> {
     let failed = |e: &dyn std::fmt::Display| format!("cannot fetch its document from {url}: {e}");
     let client = reqwest::Client::builder().timeout(FETCH_TIMEOUT).build().map_err(|e| failed(&e))?;
-    let mut response = client.get(url).send().await.map_err(|e| failed(&e))?;
+    let mut response = client.get(url).send().await.map_err(|e| failed(&send::source_text(&e)))?;
     if !response.status().is_success() {
         return Err(failed(&response.status()));
     }
     let mut bytes = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| failed(&e))? {
+    while let Some(chunk) = response.chunk().await.map_err(|e| failed(&send::source_text(&e)))? {
         bytes.extend_from_slice(&chunk);
         if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
             return Err(failed(&format!("it is larger than {} MB", MAX_DOCUMENT_BYTES >> 20)));

@@ -137,10 +137,20 @@ impl Sender {
         limit: Duration,
         max_bytes: usize,
     ) -> Result<Returned, Failure> {
+        // A safe request whose kept-alive connection the server had closed is sent
+        // once more, on a new connection (the server may have restarted meanwhile).
+        let safe = matches!(operation.method.as_str(), "GET" | "HEAD" | "OPTIONS");
         let exchange = async {
-            let request = self.request(operation, arguments).await?;
-            let response = request.send().await.map_err(sent_error)?;
-            answer(response, max_bytes).await
+            let mut attempts = 0;
+            loop {
+                attempts += 1;
+                let request = self.request(operation, arguments).await?;
+                match request.send().await {
+                    Ok(response) => return answer(response, max_bytes).await,
+                    Err(error) if safe && attempts == 1 && broken_connection(&error) => continue,
+                    Err(error) => return Err(sent_error(error)),
+                }
+            }
         };
         tokio::time::timeout(limit, exchange).await.unwrap_or(Err(Failure::TimedOut))
     }
@@ -386,8 +396,14 @@ fn sent_error(error: reqwest::Error) -> Failure {
     Failure::Transport { reason: format!("did not answer the request ({})", source_text(&error)), retry: true }
 }
 
+/// Whether a request failed on a connection that broke (rather than one that could
+/// not be made, a time-out or a redirect refused).
+fn broken_connection(error: &reqwest::Error) -> bool {
+    !(error.is_connect() || error.is_timeout() || error.is_redirect() || error.is_builder())
+}
+
 /// The innermost message of an error's chain (reqwest's own says only "error sending request").
-fn source_text(error: &(dyn std::error::Error + 'static)) -> String {
+pub(super) fn source_text(error: &(dyn std::error::Error + 'static)) -> String {
     let mut inner = error;
     while let Some(next) = inner.source() {
         inner = next;
