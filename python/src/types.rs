@@ -198,7 +198,7 @@ impl PyTool {
         convert::serialized_to_python(py, &self.spec.annotations)
     }
 
-    /// Whether it runs in the host's sandbox (False for an MCP server's tool).
+    /// Whether it runs in the host's sandbox (False for an MCP server's tool or a REST API's).
     #[getter]
     fn sandboxed(&self) -> bool {
         self.spec.sandboxed()

@@ -255,7 +255,7 @@ fn petstore_host() -> (Process, tempfile::TempDir, Host) {
             "store.openapi.toml",
             file(
                 "api_key = { header = \"api_key\", value = \"any-key\" }",
-                "include = [\"getPetById\", \"getInventory\", \"placeOrder\"]",
+                "include = [\"getPetById\", \"getInventory\", \"placeOrder\", \"getUserByName\"]",
             ),
         ),
         ("pets.openapi.toml", file("bearer = \"any-token\"", "include = [\"tag:pet\"]\nexclude = [\"getPetById\"]")),
@@ -299,6 +299,12 @@ fn the_swagger_petstore_under_prism_takes_an_api_key_and_a_bearer_token() {
     let keyless = failure(&host, "inventory_without_key", json!({}));
     assert!(matches!(keyless, ToolError::ApiFailed { status: Some(401), .. }), "{keyless:?}");
     assert!(host.call("getInventory", &json!({})).expect("with the key").is_object());
+
+    // A path parameter is one segment: a `/` in it is escaped, and `..` refused.
+    let user = host.call("getUserByName", &json!({"username": "a/../../store/inventory"})).expect("one segment");
+    assert!(user.get("username").is_some(), "{user}");
+    let climbing = failure(&host, "getUserByName", json!({"username": ".."}));
+    assert!(climbing.to_string().contains("cannot take '..' as its path parameter 'username'"), "{climbing}");
 
     // A query array and a JSON body, with a bearer token (Prism checks the body against the schema).
     let found =

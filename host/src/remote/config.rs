@@ -31,7 +31,7 @@ use crate::sys::read_regular_file;
 /// (`npx` may be fetching the package first).
 const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// The largest server file read: a few lines of TOML.
+/// The largest plugin file read: a few lines of TOML.
 const MAX_FILE_BYTES: u64 = 1 << 20;
 
 /// The file as written.
@@ -117,8 +117,7 @@ impl ServerConfig {
     /// Reads and checks the server file at `path`; variables come from `lookup`
     /// (the host's environment: `std::env::var`), never from the plugin folder.
     pub(crate) fn read(path: &Path, lookup: impl Fn(&str) -> Option<String>) -> Result<ServerConfig, ConfigError> {
-        let bytes = read_regular_file(path, MAX_FILE_BYTES).map_err(|e| ConfigError::Read(e.to_string()))?;
-        let text = String::from_utf8(bytes).map_err(|_| ConfigError::Read("it is not UTF-8 text".into()))?;
+        let text = read_text(path).map_err(ConfigError::Read)?;
         let file: File = toml::from_str(&text).map_err(|e| ConfigError::Toml(e.message().to_string()))?;
         let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let name =
@@ -136,6 +135,13 @@ impl ServerConfig {
             lines: Lines::of(&text),
         })
     }
+}
+
+/// A plugin file's text (a server's or a REST API's: a few lines of TOML), or why it
+/// cannot be read.
+pub(crate) fn read_text(path: &Path) -> Result<String, String> {
+    let bytes = read_regular_file(path, MAX_FILE_BYTES).map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".into())
 }
 
 /// How to reach the server, from the file's `command`, `env` and `cwd`, or its `url`

@@ -28,7 +28,7 @@ use serde_json::Value;
 
 pub(crate) use config::ServerConfig;
 #[cfg(feature = "rest-apis")]
-pub(crate) use config::expand;
+pub(crate) use config::{expand, read_text};
 
 use crate::bind::SchemaBinder;
 use crate::error::ToolError;

@@ -30,11 +30,11 @@ use serde::Deserialize;
 
 use crate::load::REST_API_SUFFIX;
 use crate::load::shaping::{Lines, ToolTable};
-use crate::remote::expand;
+use crate::remote::{expand, read_text};
 use crate::sys::read_regular_file;
 
-/// The largest API file read: a few lines of TOML.
-const MAX_FILE_BYTES: u64 = 1 << 20;
+/// The largest secret file read.
+const MAX_SECRET_BYTES: u64 = 1 << 20;
 
 /// The file as written.
 #[derive(Debug, Deserialize)]
@@ -165,8 +165,7 @@ impl ApiConfig {
     /// Reads and checks the API file at `path`; variables come from `lookup` (the
     /// host's environment), secret files from beside it.
     pub(crate) fn read(path: &Path, lookup: impl Fn(&str) -> Option<String>) -> Result<ApiConfig, ConfigError> {
-        let bytes = read_regular_file(path, MAX_FILE_BYTES).map_err(|e| ConfigError::Read(e.to_string()))?;
-        let text = String::from_utf8(bytes).map_err(|_| ConfigError::Read("it is not UTF-8 text".into()))?;
+        let text = read_text(path).map_err(ConfigError::Read)?;
         let file: File = toml::from_str(&text).map_err(|e| ConfigError::Toml(e.message().to_string()))?;
         let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let name =
@@ -228,7 +227,7 @@ fn read_auth(
 
 /// A secret file's content, surrounding whitespace dropped.
 fn read_secret_file(path: &Path) -> Result<String, ConfigError> {
-    let bytes = read_regular_file(path, MAX_FILE_BYTES)
+    let bytes = read_regular_file(path, MAX_SECRET_BYTES)
         .map_err(|e| ConfigError::SecretFile(path.display().to_string(), e.to_string()))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| ConfigError::SecretFile(path.display().to_string(), "it is not UTF-8 text".into()))?;

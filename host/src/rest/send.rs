@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use percent_encoding::{AsciiSet, CONTROLS, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, COOKIE, HeaderName, HeaderValue, RETRY_AFTER};
 use reqwest::{StatusCode, Url};
 use serde_json::Value;
@@ -29,6 +29,9 @@ const MAX_REDIRECTS: usize = 5;
 
 /// What a path parameter's value is escaped of: all but RFC 3986's unreserved.
 const PATH_VALUE: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+/// What a cookie's value is escaped of: what would end it or start another (RFC 6265).
+const COOKIE_VALUE: &AsciiSet = &CONTROLS.add(b' ').add(b'"').add(b',').add(b';').add(b'\\').add(b'%');
 
 /// The hosts a plugin's requests may go to.
 #[derive(Debug, Clone)]
@@ -160,15 +163,7 @@ impl Sender {
         let empty = serde_json::Map::new();
         let arguments = arguments.as_object().unwrap_or(&empty);
         let value = |argument: &Argument| arguments.get(&argument.name).filter(|v| !v.is_null());
-        let mut path = operation.path.clone();
-        for argument in operation.arguments.iter().filter(|a| a.place == Place::Path) {
-            let text = value(argument).map(|v| scalar_text(v, argument.as_json)).unwrap_or_default();
-            path = path.replace(&format!("{{{}}}", argument.wire), &utf8_percent_encode(&text, PATH_VALUE).to_string());
-        }
-        let mut url = Url::parse(&format!("{}{path}", self.base)).map_err(|e| Failure::Transport {
-            reason: format!("has no usable URL for this call ({e})"),
-            retry: false,
-        })?;
+        let mut url = self.url(operation, &value)?;
         let mut headers = reqwest::header::HeaderMap::new();
         let mut cookies = Vec::new();
         let mut body = serde_json::Map::new();
@@ -186,7 +181,10 @@ impl Sender {
                     let text = joined(argument, value);
                     headers.insert(name, HeaderValue::from_str(&text).map_err(|e| header_error(&argument.wire, e))?);
                 }
-                Place::Cookie => cookies.push(format!("{}={}", argument.wire, joined(argument, value))),
+                Place::Cookie => {
+                    let text = joined(argument, value);
+                    cookies.push(format!("{}={}", argument.wire, utf8_percent_encode(&text, COOKIE_VALUE)));
+                }
                 Place::Body => {
                     body.insert(argument.wire.clone(), value.clone());
                 }
@@ -216,6 +214,23 @@ impl Sender {
             }
             _ => request,
         })
+    }
+
+    /// The base URL and the operation's path, its path parameters put in, each one
+    /// segment (escaped; `.` and `..`, which URLs read as dot segments even escaped,
+    /// refused).
+    fn url<'a>(&self, operation: &Operation, value: &impl Fn(&Argument) -> Option<&'a Value>) -> Result<Url, Failure> {
+        let mut path = operation.path.clone();
+        for argument in operation.arguments.iter().filter(|a| a.place == Place::Path) {
+            let text = value(argument).map(|v| scalar_text(v, argument.as_json)).unwrap_or_default();
+            if text == "." || text == ".." {
+                let reason = format!("cannot take '{text}' as its path parameter '{}'", argument.wire);
+                return Err(Failure::Transport { reason, retry: false });
+            }
+            path = path.replace(&format!("{{{}}}", argument.wire), &utf8_percent_encode(&text, PATH_VALUE).to_string());
+        }
+        Url::parse(&format!("{}{path}", self.base))
+            .map_err(|e| Failure::Transport { reason: format!("has no usable URL for this call ({e})"), retry: false })
     }
 
     /// Adds the plugin's credentials to a request.
