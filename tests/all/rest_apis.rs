@@ -109,6 +109,9 @@ fn a_fastapi_applications_operations_are_tools_called_with_parameters_of_every_p
         "{warnings}"
     );
     assert!(warnings.contains("GET /events is not a tool: it answers with a stream"), "{warnings}");
+    // Said once, by the file that chose them: `stats` includes only its own tag.
+    assert_eq!(warnings.matches("is not a tool").count(), 2, "{warnings}");
+    assert!(warnings.contains("inventory: GET /events") && !warnings.contains("stats: "), "{warnings}");
     // The documents fetched from their URL are pinned in the lock file: both files',
     // loaded at once.
     let lock = std::fs::read_to_string(folder.path().join("toolhost.lock")).expect("a lock file");

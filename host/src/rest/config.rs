@@ -28,6 +28,7 @@ use std::time::Duration;
 use globset::{Glob, GlobMatcher};
 use serde::Deserialize;
 
+use super::operations::Route;
 use crate::load::REST_API_SUFFIX;
 use crate::load::shaping::{Lines, ToolTable};
 use crate::remote::{expand, read_text};
@@ -239,17 +240,6 @@ fn web_url(field: &'static str, url: String) -> Result<String, ConfigError> {
     if url.starts_with("http://") || url.starts_with("https://") { Ok(url) } else { Err(ConfigError::Url(field, url)) }
 }
 
-/// What an operation is known by, for `include` and `exclude`.
-pub(crate) struct OperationKeys<'a> {
-    /// The tool's name as made from the document (its operation id, mostly).
-    pub(crate) name: &'a str,
-    /// Its operation id as the document writes it, if it has one.
-    pub(crate) operation_id: Option<&'a str>,
-    pub(crate) method: &'a str,
-    pub(crate) path: &'a str,
-    pub(crate) tags: &'a [String],
-}
-
 /// One `include` or `exclude` entry.
 #[derive(Debug, Clone)]
 enum Pattern {
@@ -280,8 +270,8 @@ impl OperationChoice {
         Ok(OperationChoice { include: read("include", include)?, exclude: read("exclude", exclude)? })
     }
 
-    /// Whether the operation `keys` is a tool.
-    pub(crate) fn serves(&self, keys: &OperationKeys<'_>) -> bool {
+    /// Whether the operation `route` is served (if it can be a tool).
+    pub(crate) fn serves(&self, keys: &Route) -> bool {
         (self.include.is_empty() || self.include.iter().any(|p| p.matches(keys)))
             && !self.exclude.iter().any(|p| p.matches(keys))
     }
@@ -304,13 +294,15 @@ impl Pattern {
         Ok(Pattern::Name(glob(written)?))
     }
 
-    fn matches(&self, keys: &OperationKeys<'_>) -> bool {
+    fn matches(&self, keys: &Route) -> bool {
         match self {
             Pattern::Tag(tag) => keys.tags.iter().any(|t| tag.is_match(t)),
             Pattern::Path(method, path) => {
-                method.as_deref().is_none_or(|m| m.eq_ignore_ascii_case(keys.method)) && path.is_match(keys.path)
+                method.as_deref().is_none_or(|m| m.eq_ignore_ascii_case(&keys.method)) && path.is_match(&keys.path)
             }
-            Pattern::Name(name) => name.is_match(keys.name) || keys.operation_id.is_some_and(|id| name.is_match(id)),
+            Pattern::Name(name) => {
+                name.is_match(&keys.name) || keys.operation_id.as_ref().is_some_and(|id| name.is_match(id))
+            }
         }
     }
 }
@@ -352,14 +344,14 @@ mod tests {
             "document = \"a.json\"\ninclude = [\"tag:pe*\", \"getInventory\", \"/store/*\"]\nexclude = [\"DELETE /*\"]\n",
         )
         .expect("read");
-        let keys = |name, method, path, tags: &'static [String]| OperationKeys {
-            name,
-            operation_id: Some(name),
-            method,
-            path,
-            tags,
+        let keys = |name: &str, method: &str, path: &str, tags: &[&str]| Route {
+            name: name.to_string(),
+            operation_id: Some(name.to_string()),
+            method: method.to_string(),
+            path: path.to_string(),
+            tags: tags.iter().map(|t| (*t).to_string()).collect(),
         };
-        let pet = Box::leak(Box::new(vec!["pet".to_string()]));
+        let pet = &["pet"];
         assert!(config.choice.serves(&keys("getPetById", "GET", "/pet/{petId}", pet)));
         assert!(!config.choice.serves(&keys("deletePet", "DELETE", "/pet/{petId}", pet)));
         assert!(config.choice.serves(&keys("getInventory", "GET", "/inventory", &[])));

@@ -4,8 +4,7 @@
 //! object of parameters merges the operation's path, query, header and cookie
 //! parameters and its body (`operations.rs`). Calls are bound by the same JSON
 //! Schema binder as an MCP server's tools, then sent as HTTP requests under the
-//! plugin's time limit, the host's result size limit and the plugin's allowed hosts
-//! (`send.rs`).
+//! plugin's time limit, response size limit and allowed hosts (`send.rs`).
 //!
 //! The host does not sandbox these APIs: they are reached with what the file grants.
 
@@ -30,7 +29,7 @@ use crate::remote::RemoteRuntime;
 use crate::sys::read_regular_file;
 use crate::tool::names::{NameMatch, match_name};
 use crate::tool::{Returned, ServerTool, ToolAnnotations, ToolSpec};
-use config::{DocumentAt, OperationKeys};
+use config::DocumentAt;
 use document::Document;
 use operations::Operation;
 use send::{AllowList, Sender};
@@ -70,12 +69,14 @@ impl RestApi {
         let allow = AllowList::new(&base, &config.allow_hosts);
         let file = config.path.display().to_string();
         let sender = Sender::new(base.as_str(), allow, config.auth.clone(), file)?;
-        let (operations, mut warnings) = operations::operations(&doc);
-        let warnings_for = |warning: String| format!("{}: {warning}", config.name);
-        warnings = warnings.into_iter().map(warnings_for).collect();
+        let (operations, skipped) = operations::operations(&doc);
+        // Only the operations the file chose: one it leaves out says nothing.
+        let chosen = skipped.iter().filter(|skipped| config.choice.serves(&skipped.route));
+        let mut warnings: Vec<String> =
+            chosen.map(|skipped| format!("{}: {}", config.name, skipped.warning())).collect();
         let mut tools: Vec<RestTool> = operations
             .into_iter()
-            .filter(|op| config.choice.serves(&keys(op)))
+            .filter(|op| config.choice.serves(&op.route))
             .map(|op| rest_tool(&config.name, op))
             .collect();
         if let Some(fault) = shape(&config, &mut tools).into_iter().next() {
@@ -162,25 +163,14 @@ impl RestApi {
     }
 }
 
-/// What `include` and `exclude` match an operation by.
-fn keys(op: &Operation) -> OperationKeys<'_> {
-    OperationKeys {
-        name: &op.name,
-        operation_id: op.operation_id.as_deref(),
-        method: &op.method,
-        path: &op.path,
-        tags: &op.tags,
-    }
-}
-
 /// One operation as the tool the host serves: its HTTP method's meaning as its
 /// annotations (GET reads only; PUT and DELETE may be repeated; DELETE destroys).
 fn rest_tool(api: &str, operation: Operation) -> RestTool {
     let binder = SchemaBinder::new(operation.input_schema.clone());
-    let origin = ServerTool::new(&operation.label(), operation.input_schema.clone(), None);
-    let spec = ToolSpec::for_rest_operation(api, &operation.name, origin);
+    let origin = ServerTool::new(&operation.route.label(), operation.input_schema.clone(), None);
+    let spec = ToolSpec::for_rest_operation(api, &operation.route.name, origin);
     let worst = ToolAnnotations::default();
-    let method = operation.method.as_str();
+    let method = operation.route.method.as_str();
     let safe = matches!(method, "GET" | "HEAD" | "OPTIONS");
     let annotations = ToolAnnotations {
         read_only: safe,
@@ -201,7 +191,7 @@ fn rest_tool(api: &str, operation: Operation) -> RestTool {
 fn shape(config: &ApiConfig, tools: &mut [RestTool]) -> Vec<String> {
     let mut faults = Vec::new();
     for (key, table) in &config.tools {
-        let names: Vec<&str> = tools.iter().map(|tool| tool.operation.name.as_str()).collect();
+        let names: Vec<&str> = tools.iter().map(|tool| tool.operation.route.name.as_str()).collect();
         let applied = match match_name(names.iter().copied(), key) {
             NameMatch::One(i) => table.apply(key, &mut tools[i].spec, &config.lines),
             unmatched => Err(unmatched_table(key, &names, &unmatched, &config.lines)),

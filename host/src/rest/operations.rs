@@ -68,9 +68,9 @@ pub(crate) struct Argument {
     pub(crate) as_json: bool,
 }
 
-/// An operation as a tool.
+/// What an operation is known by: for `include` and `exclude`, and in warnings.
 #[derive(Debug, Clone)]
-pub(crate) struct Operation {
+pub(crate) struct Route {
     /// The tool's name as made from the document (before any `[tools.NAME] name`).
     pub(crate) name: String,
     pub(crate) operation_id: Option<String>,
@@ -79,6 +79,19 @@ pub(crate) struct Operation {
     /// The path template, e.g. `/pet/{petId}`.
     pub(crate) path: String,
     pub(crate) tags: Vec<String>,
+}
+
+impl Route {
+    /// `GET /pet/{petId}`.
+    pub(crate) fn label(&self) -> String {
+        format!("{} {}", self.method, self.path)
+    }
+}
+
+/// An operation as a tool.
+#[derive(Debug, Clone)]
+pub(crate) struct Operation {
+    pub(crate) route: Route,
     pub(crate) summary: Option<String>,
     pub(crate) description: String,
     pub(crate) input_schema: Value,
@@ -86,52 +99,70 @@ pub(crate) struct Operation {
     pub(crate) body: Option<BodyKind>,
 }
 
-impl Operation {
-    /// `GET /pet/{petId}`.
-    pub(crate) fn label(&self) -> String {
-        format!("{} {}", self.method, self.path)
+/// An operation that is no tool, and why.
+#[derive(Debug, Clone)]
+pub(crate) struct Skipped {
+    pub(crate) route: Route,
+    pub(crate) why: String,
+}
+
+impl Skipped {
+    /// `POST /upload is not a tool: it takes a file upload (multipart/form-data)`;
+    /// for a path whose operations cannot be read, `/upload: why`.
+    pub(crate) fn warning(&self) -> String {
+        match self.route.method.as_str() {
+            "" => format!("{}: {}", self.route.path, self.why),
+            _ => format!("{} is not a tool: {}", self.route.label(), self.why),
+        }
     }
 }
 
-/// Every operation of `doc` as a tool, in the document's order, and a warning for
-/// each skipped (`METHOD PATH: why`).
-pub(crate) fn operations(doc: &Document) -> (Vec<Operation>, Vec<String>) {
+/// Every operation of `doc` as a tool, in the document's order, and those that
+/// cannot be, each with why.
+pub(crate) fn operations(doc: &Document) -> (Vec<Operation>, Vec<Skipped>) {
     let mut made: Vec<Operation> = Vec::new();
     let mut skipped = Vec::new();
     let Some(paths) = doc.root.get("paths").and_then(Value::as_object) else { return (made, skipped) };
     for (path, item) in paths {
         let item = match doc.follow(item) {
             Ok(item) => item,
+            // A path whose item cannot be read: its operations cannot be known.
             Err(why) => {
-                skipped.push(format!("{path}: {why}"));
+                skipped.push(Skipped { route: route_of(path, "", &Value::Null), why });
                 continue;
             }
         };
         for method in METHODS {
             let Some(operation) = item.get(method) else { continue };
-            let label = format!("{} {path}", method.to_ascii_uppercase());
-            match operation_tool(doc, path, method, item, operation) {
+            let route = route_of(path, method, operation);
+            match operation_tool(doc, route.clone(), item, operation) {
                 Ok(mut tool) => {
-                    tool.name = unique_name(&tool.name, &made);
+                    tool.route.name = unique_name(&tool.route.name, &made);
                     made.push(tool);
                 }
-                Err(why) => skipped.push(format!("{label} is not a tool: {why}")),
+                Err(why) => skipped.push(Skipped { route, why }),
             }
         }
     }
     (made, skipped)
 }
 
+/// What the operation `method` of `path` is known by.
+fn route_of(path: &str, method: &str, operation: &Value) -> Route {
+    let operation_id = operation.get("operationId").and_then(Value::as_str).map(str::trim).filter(|t| !t.is_empty());
+    let tags = operation.get("tags").and_then(Value::as_array).into_iter().flatten();
+    Route {
+        name: operation_id.map_or_else(|| name_from_route(method, path), tool_name),
+        operation_id: operation_id.map(str::to_string),
+        method: method.to_ascii_uppercase(),
+        path: path.to_string(),
+        tags: tags.filter_map(Value::as_str).map(str::to_string).collect(),
+    }
+}
+
 /// The tool of one operation, or why it cannot be one.
-fn operation_tool(
-    doc: &Document,
-    path: &str,
-    method: &str,
-    item: &Value,
-    operation: &Value,
-) -> Result<Operation, String> {
+fn operation_tool(doc: &Document, route: Route, item: &Value, operation: &Value) -> Result<Operation, String> {
     let text = |key: &str| operation.get(key).and_then(Value::as_str).map(str::trim).filter(|t| !t.is_empty());
-    let operation_id = text("operationId").map(str::to_string);
     if streams(doc, operation)? {
         return Err("it answers with a stream, which one tool result cannot carry".into());
     }
@@ -152,21 +183,9 @@ fn operation_tool(
     let description = match (summary.as_deref(), text("description")) {
         (Some(summary), Some(more)) if more != summary => format!("{summary}\n\n{more}"),
         (Some(one), _) | (None, Some(one)) => one.to_string(),
-        (None, None) => format!("{} {path}", method.to_ascii_uppercase()),
+        (None, None) => route.label(),
     };
-    let tags = operation.get("tags").and_then(Value::as_array).into_iter().flatten();
-    Ok(Operation {
-        name: operation_id.as_deref().map_or_else(|| name_from_route(method, path), tool_name),
-        operation_id,
-        method: method.to_ascii_uppercase(),
-        path: path.to_string(),
-        tags: tags.filter_map(Value::as_str).map(str::to_string).collect(),
-        summary,
-        description,
-        input_schema,
-        arguments: shape.arguments,
-        body,
-    })
+    Ok(Operation { route, summary, description, input_schema, arguments: shape.arguments, body })
 }
 
 /// The operation's parameters, its path's overridden by its own of the same name
@@ -446,7 +465,7 @@ fn snake_case(name: &str) -> String {
 
 /// `name`, or `name_2`, `name_3`, … when an earlier operation has it.
 fn unique_name(name: &str, made: &[Operation]) -> String {
-    let taken = |candidate: &str| made.iter().any(|op| op.name == candidate);
+    let taken = |candidate: &str| made.iter().any(|op| op.route.name == candidate);
     if !taken(name) {
         return name.to_string();
     }

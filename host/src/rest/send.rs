@@ -142,7 +142,7 @@ impl Sender {
     ) -> Result<Returned, Failure> {
         // A safe request whose kept-alive connection the server had closed is sent
         // once more, on a new connection (the server may have restarted meanwhile).
-        let safe = matches!(operation.method.as_str(), "GET" | "HEAD" | "OPTIONS");
+        let safe = matches!(operation.route.method.as_str(), "GET" | "HEAD" | "OPTIONS");
         let exchange = async {
             let mut attempts = 0;
             loop {
@@ -197,9 +197,8 @@ impl Sender {
         }
         self.sign(&mut url, &mut headers).await?;
         headers.insert(ACCEPT, HeaderValue::from_static("application/json, */*;q=0.8"));
-        let method = reqwest::Method::from_bytes(operation.method.as_bytes()).map_err(|e| Failure::Transport {
-            reason: format!("has a method that is not HTTP's ({e})"),
-            retry: false,
+        let method = reqwest::Method::from_bytes(operation.route.method.as_bytes()).map_err(|e| {
+            Failure::Transport { reason: format!("has a method that is not HTTP's ({e})"), retry: false }
         })?;
         let request = self.http.request(method, url).headers(headers);
         let content = whole_body.or_else(|| (!body.is_empty()).then_some(Value::Object(body)));
@@ -220,7 +219,7 @@ impl Sender {
     /// segment (escaped; `.` and `..`, which URLs read as dot segments even escaped,
     /// refused).
     fn url<'a>(&self, operation: &Operation, value: &impl Fn(&Argument) -> Option<&'a Value>) -> Result<Url, Failure> {
-        let mut path = operation.path.clone();
+        let mut path = operation.route.path.clone();
         for argument in operation.arguments.iter().filter(|a| a.place == Place::Path) {
             let text = value(argument).map(|v| scalar_text(v, argument.as_json)).unwrap_or_default();
             if text == "." || text == ".." {

@@ -3,7 +3,8 @@ use serde_json::{Value, json};
 use super::*;
 
 fn tools(root: Value) -> (Vec<Operation>, Vec<String>) {
-    operations(&Document::read(root.to_string().as_bytes()).expect("a document"))
+    let (made, skipped) = operations(&Document::read(root.to_string().as_bytes()).expect("a document"));
+    (made, skipped.iter().map(Skipped::warning).collect())
 }
 
 #[test]
@@ -27,8 +28,8 @@ fn parameters_and_an_object_body_merge_into_one_object_and_collisions_are_rename
     ]}}}}));
     assert!(skipped.is_empty(), "{skipped:?}");
     let op = &made[0];
-    assert_eq!(op.name, "update_item");
-    assert_eq!(op.label(), "PUT /items/{id}");
+    assert_eq!(op.route.name, "update_item");
+    assert_eq!(op.route.label(), "PUT /items/{id}");
     let names: Vec<(&str, Place, &str)> =
         op.arguments.iter().map(|a| (a.name.as_str(), a.place, a.wire.as_str())).collect();
     assert_eq!(
@@ -58,9 +59,10 @@ fn uploads_streams_and_parts_without_a_schema_are_skipped_saying_why() {
         "/events": {"get": {"operationId": "events", "responses": {"200": {"content": {
             "text/event-stream": {"schema": {"type": "string"}}}}}}},
         "/bare": {"get": {"operationId": "bare", "parameters": [{"name": "q", "in": "query"}]}},
-        "/list": {"get": {"responses": {"200": {"content": {"application/json": {}}}}}}
+        "/list": {"get": {"responses": {"200": {"content": {"application/json": {}}}}}},
+        "/elsewhere": {"$ref": "paths.yaml#/elsewhere"}
     }}));
-    assert_eq!(made.iter().map(|op| op.name.as_str()).collect::<Vec<_>>(), ["get_list"]);
+    assert_eq!(made.iter().map(|op| op.route.name.as_str()).collect::<Vec<_>>(), ["get_list"]);
     let said = skipped.join("\n");
     assert!(said.contains("POST /upload is not a tool: it takes a file upload (multipart/form-data)"), "{said}");
     assert!(
@@ -71,6 +73,7 @@ fn uploads_streams_and_parts_without_a_schema_are_skipped_saying_why() {
     );
     assert!(said.contains("GET /events is not a tool: it answers with a stream"), "{said}");
     assert!(said.contains("GET /bare is not a tool: its parameter 'q' has no schema"), "{said}");
+    assert!(said.contains("/elsewhere: it refers to another document ('paths.yaml#/elsewhere')"), "{said}");
 }
 
 #[test]
@@ -82,7 +85,7 @@ fn a_body_that_is_no_object_is_the_one_parameter_body_and_names_are_unique() {
         "/pets/{petId}/photos": {"get": {"parameters": [
             {"name": "petId", "in": "path", "schema": {"type": "string"}}]}}
     }}));
-    let names: Vec<&str> = made.iter().map(|op| op.name.as_str()).collect();
+    let names: Vec<&str> = made.iter().map(|op| op.route.name.as_str()).collect();
     assert_eq!(names, ["post_tags", "post_tags_2", "get_pets_by_petId_photos"]);
     assert_eq!(made[0].arguments[0].place, Place::WholeBody);
     assert_eq!(made[0].input_schema["properties"]["body"]["type"], "array");
