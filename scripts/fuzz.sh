@@ -20,7 +20,7 @@ seconds=${FUZZ_SECONDS:-60}
 [ -f target/test-guests/hostile.wasm ] || scripts/build-guests.sh
 
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(argument_text binder extract manifest mcp_stdio schema_binder)
+[ ${#targets[@]} -gt 0 ] || targets=(argument_text binder extract manifest mcp_stdio openapi schema_binder)
 build_started=$(date +%s)
 RUSTC_WORKSPACE_WRAPPER=$root/scripts/fuzz-rustc.sh cargo build --quiet --locked -p toolhost-fuzz --bins
 echo "fuzz: the targets built in $(( $(date +%s) - build_started )) s"

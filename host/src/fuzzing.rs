@@ -29,6 +29,19 @@ pub fn extract(reply: &str) -> Vec<Range<usize>> {
     extraction.calls.iter().chain(&extraction.rejected).map(|call| call.span.clone()).collect()
 }
 
+/// Reads `bytes` as an OpenAPI document and makes its operations tools, each with
+/// the binder of its schema; their names, or the document's error. Never panics,
+/// whatever the bytes.
+#[cfg(feature = "rest-apis")]
+pub fn openapi(bytes: &[u8]) -> Result<Vec<String>, String> {
+    let document = crate::rest::Document::read(bytes).map_err(|error| error.to_string())?;
+    let (made, _skipped) = crate::rest::operations(&document);
+    for operation in &made {
+        let _ = crate::bind::SchemaBinder::new(operation.input_schema.clone()).unreadable();
+    }
+    Ok(made.into_iter().map(|operation| operation.route.name).collect())
+}
+
 /// Tools with names that collide after normalisation, an interface, and parameters.
 fn sample_tools() -> Vec<ToolSpec> {
     let param = |name: &str, ty: WitType| ParamSpec { name: name.into(), ty, description: None };

@@ -20,6 +20,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 pub(crate) use config::ApiConfig;
+pub(crate) use document::Document;
+pub(crate) use operations::operations;
 
 use crate::bind::SchemaBinder;
 use crate::error::ToolError;
@@ -30,7 +32,6 @@ use crate::sys::read_regular_file;
 use crate::tool::names::{NameMatch, match_name};
 use crate::tool::{Returned, ServerTool, ToolAnnotations, ToolSpec};
 use config::DocumentAt;
-use document::Document;
 use operations::Operation;
 use send::{AllowList, Sender};
 
@@ -69,7 +70,7 @@ impl RestApi {
         let allow = AllowList::new(&base, &config.allow_hosts);
         let file = config.path.display().to_string();
         let sender = Sender::new(base.as_str(), allow, config.auth.clone(), file)?;
-        let (operations, skipped) = operations::operations(&doc);
+        let (operations, skipped) = operations(&doc);
         // Only the operations the file chose: one it leaves out says nothing.
         let chosen = skipped.iter().filter(|skipped| config.choice.serves(&skipped.route));
         let mut warnings: Vec<String> =

@@ -463,13 +463,19 @@ fn snake_case(name: &str) -> String {
     name.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect()
 }
 
-/// `name`, or `name_2`, `name_3`, … when an earlier operation has it.
+/// `name`, or `name_2`, `name_3`, … when an earlier operation has it (cut so that
+/// it stays within 64 characters).
 fn unique_name(name: &str, made: &[Operation]) -> String {
     let taken = |candidate: &str| made.iter().any(|op| op.route.name == candidate);
     if !taken(name) {
         return name.to_string();
     }
-    (2..).map(|n| format!("{name}_{n}")).find(|candidate| !taken(candidate)).unwrap_or_default()
+    let numbered = |n: usize| {
+        let suffix = format!("_{n}");
+        let base: String = name.chars().take(MAX_NAME.saturating_sub(suffix.len())).collect();
+        base + &suffix
+    };
+    (2..).map(numbered).find(|candidate| !taken(candidate)).unwrap_or_default()
 }
 
 #[cfg(test)]

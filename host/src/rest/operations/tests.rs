@@ -109,3 +109,15 @@ fn hostile_documents_end_in_tools_or_reasons_not_in_a_stack_overflow() {
         {"name": "q", "in": "query", "schema": nested}]}}}}));
     assert!(made.is_empty() && skipped[0].contains("nest deeper"), "{skipped:?}");
 }
+
+#[test]
+fn long_names_stay_within_64_characters_when_numbered() {
+    let long = "a".repeat(70);
+    let (made, _) = tools(json!({"openapi": "3.1.0", "paths": {
+        "/one": {"get": {"operationId": long}},
+        "/two": {"get": {"operationId": long}}
+    }}));
+    assert_eq!(made[0].route.name.len(), 64);
+    assert_eq!(made[1].route.name.len(), 64);
+    assert!(made[1].route.name.ends_with("a_2"), "{}", made[1].route.name);
+}
